@@ -1,0 +1,47 @@
+# Thin front end over CMake. The two commands of the README:
+#   make demo    the two-task demo on the default backend
+#   make check   build everything and run every test
+# Both install the Debian packages they need when run as root.
+
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+.PHONY: all deps build check check-sanitize demo install clean help
+
+all: build
+
+help:
+	@echo "make demo            run the two-task demo (service + batch) and print its table"
+	@echo "make check           build everything and run every test"
+	@echo "make check-sanitize  unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "make build           configure and build into $(BUILD)/"
+	@echo "make install         install (PREFIX via CMAKE_ARGS=-DCMAKE_INSTALL_PREFIX=...)"
+	@echo "make deps            install the Debian packages fikit needs (as root)"
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+check: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+check-sanitize: deps
+	cmake -S . -B $(BUILD_ASAN) -DFIKIT_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	ctest --test-dir $(BUILD_ASAN) --output-on-failure -L unit -j $(JOBS)
+
+demo: build
+	demo/run-demo --build $(BUILD)
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

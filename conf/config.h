@@ -1,0 +1,128 @@
+/* Owns: fikit.ini: the built-in defaults, the search order, parsing (inih),
+ * validation of every section, key and value, and the derived paths (socket,
+ * profiles, state). conf/fikit.ini documents every key. An error is one line:
+ * "FILE:LINE: [section] key = value: what is wrong (accepted: ...)". */
+#ifndef FIKIT_CONF_CONFIG_H
+#define FIKIT_CONF_CONFIG_H
+
+#include "core/error.h"
+#include "core/log.h"
+#include "core/sched.h"
+
+#include <limits.h>
+#include <sys/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FIKIT_MAX_TASK_CONFS 64
+#define FIKIT_MAX_LIMITS 64
+#define FIKIT_NAME_MAX 64
+
+enum fikit_backend_choice {
+    FIKIT_BACKEND_CHOICE_AUTO = 0, /* every backend that was built, on whatever the program uses */
+    FIKIT_BACKEND_CHOICE_CUDA,
+    FIKIT_BACKEND_CHOICE_HIP,
+    FIKIT_BACKEND_CHOICE_OPENCL,
+};
+#define FIKIT_BACKEND_CHOICE_NAMES "auto, cuda, hip, opencl"
+const char *fikit_backend_choice_name(enum fikit_backend_choice b);
+int fikit_backend_choice_parse(const char *s, enum fikit_backend_choice *out);
+
+enum fikit_substrate {
+    FIKIT_SUBSTRATE_TIMESLICE = 0, /* the driver's default time-slicing */
+    FIKIT_SUBSTRATE_MPS,           /* CUDA MPS: no context switch */
+};
+#define FIKIT_SUBSTRATE_NAMES "timeslice, mps"
+const char *fikit_substrate_name(enum fikit_substrate s);
+/* The switch cost assumed when nothing was calibrated (DESIGN.md, H200). */
+uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s);
+
+enum fikit_on_missing {
+    FIKIT_ON_MISSING_PASSTHROUGH = 0,
+    FIKIT_ON_MISSING_FAIL,
+};
+
+struct fikit_task_conf {
+    char name[FIKIT_NAME_MAX];
+    int priority;              /* 0..9 */
+    int mps_thread_percentage; /* 1..100, 0 = not set */
+    int line;                  /* where it was defined, for messages */
+};
+
+struct fikit_limit {
+    bool is_group;
+    char name[FIKIT_NAME_MAX];
+    int max_priority; /* the highest (numerically lowest) level allowed */
+};
+
+struct fikit_config {
+    char source[PATH_MAX]; /* the file read, "" for built-in defaults */
+
+    /* [fikit] */
+    enum fikit_backend_choice backend;
+    enum fikit_log_level log_level;
+
+    /* [scheduler] */
+    enum fikit_policy policy;
+    enum fikit_substrate substrate;
+    int64_t substrate_cost_ns; /* -1 = auto */
+    uint64_t safety_margin_ns;
+    double gap_confidence;
+    uint64_t idle_after_ns;    /* 0 = auto (learned) */
+    uint64_t recheck_ns;
+    uint64_t poll_ns;
+
+    /* [daemon] */
+    char socket_path[PATH_MAX]; /* "" = auto */
+    char state_dir[PATH_MAX];   /* "" = auto */
+    uint32_t trace_events;
+
+    /* [client] */
+    enum fikit_on_missing on_daemon_missing;
+    double sample_rate;
+    char profile_dir[PATH_MAX]; /* "" = auto */
+    int default_priority;
+
+    /* [task.NAME] */
+    struct fikit_task_conf tasks[FIKIT_MAX_TASK_CONFS];
+    int ntasks;
+
+    /* [limits] */
+    int limit_default; /* highest level anyone not listed may claim */
+    struct fikit_limit limits[FIKIT_MAX_LIMITS];
+    int nlimits;
+};
+
+void fikit_config_defaults(struct fikit_config *c);
+
+/* Parses and validates one file over the defaults. */
+int fikit_config_load_file(const char *path, struct fikit_config *c, struct fikit_err *err);
+
+/* The search order: explicit (--config), $FIKIT_CONFIG,
+ * $XDG_CONFIG_HOME/fikit/fikit.ini (default ~/.config), /etc/fikit/fikit.ini,
+ * built-in defaults. An explicit or $FIKIT_CONFIG path that does not exist
+ * is an error; the others are skipped when absent. */
+int fikit_config_load(const char *explicit_path, struct fikit_config *c, struct fikit_err *err);
+
+const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name);
+/* "serve, train" into buf, for "known tasks: ..." messages. */
+void fikit_config_task_list(const struct fikit_config *c, char *buf, size_t len);
+
+/* Whether a task name is acceptable: [A-Za-z0-9_.-], 1..63 bytes. */
+bool fikit_task_name_valid(const char *name);
+
+/* Derived paths. Each returns 0 or -ENAMETOOLONG. */
+int fikit_config_socket_path(const struct fikit_config *c, char *buf, size_t len);
+int fikit_config_state_dir(const struct fikit_config *c, char *buf, size_t len);
+int fikit_config_profile_dir(const struct fikit_config *c, char *buf, size_t len);
+
+/* Scheduler parameters for a device, given a calibrated switch cost
+ * (-1: none calibrated). */
+void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_cost_ns,
+                               struct fikit_sched_params *p);
+
+/* The highest level (lowest number) a user may claim under [limits]. */
+int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid);
+
+#endif

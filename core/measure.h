@@ -1,0 +1,75 @@
+/* Owns: what fikit has measured about one task: per kernel key the duration
+ * statistic, per (previous key, key) pair the idle gap that followed the
+ * second kernel until the task's next kernel reached the device. Two stores
+ * merge (a profile loaded from disk plus what a run learned). Not
+ * thread-safe: the owner serialises access. */
+#ifndef FIKIT_CORE_MEASURE_H
+#define FIKIT_CORE_MEASURE_H
+
+#include "core/kernel_id.h"
+#include "core/map.h"
+#include "core/stat.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fikit_kernel_stats {
+    uint64_t key;
+    struct fikit_stat duration;
+};
+
+struct fikit_gap_stats {
+    uint64_t prev; /* FIKIT_KEY_NONE for the first kernel of a task */
+    uint64_t key;
+    struct fikit_stat gap;
+};
+
+struct fikit_measure_store {
+    struct fikit_kernel_table *names;
+    struct fikit_map kernels; /* (key, 0) -> struct fikit_kernel_stats */
+    struct fikit_map gaps;    /* (prev, key) -> struct fikit_gap_stats */
+};
+
+int fikit_measure_init(struct fikit_measure_store *st);
+void fikit_measure_destroy(struct fikit_measure_store *st);
+
+/* Makes key known with its description. -ENOTUNIQ if the key already names
+ * a different kernel (its measurements are then never mixed). */
+int fikit_measure_add_kernel(struct fikit_measure_store *st, uint64_t key,
+                             const struct fikit_kernel_desc *desc);
+/* Records one duration of an already added kernel. -ENOENT if unknown. */
+int fikit_measure_add_duration(struct fikit_measure_store *st, uint64_t key, uint64_t ns);
+/* Records the idle gap that followed kernel `key` preceded by `prev`. */
+int fikit_measure_add_gap(struct fikit_measure_store *st, uint64_t prev, uint64_t key,
+                          uint64_t ns);
+/* Adds a whole statistic (used by the profile loader and merge). */
+int fikit_measure_merge_duration(struct fikit_measure_store *st, uint64_t key,
+                                 const struct fikit_stat *s);
+int fikit_measure_merge_gap(struct fikit_measure_store *st, uint64_t prev, uint64_t key,
+                            const struct fikit_stat *s);
+
+const struct fikit_kernel_stats *fikit_measure_kernel(const struct fikit_measure_store *st,
+                                                      uint64_t key);
+const struct fikit_kernel_desc *fikit_measure_desc(const struct fikit_measure_store *st,
+                                                   uint64_t key);
+const struct fikit_gap_stats *fikit_measure_gap(const struct fikit_measure_store *st,
+                                                uint64_t prev, uint64_t key);
+
+/* Merges from into into. Kernels whose key names a different kernel in
+ * into are skipped with their gaps; returns how many were skipped, or a
+ * negative errno. */
+int fikit_measure_merge(struct fikit_measure_store *into, const struct fikit_measure_store *from);
+
+/* The longest gap ever seen, 0 if none. */
+uint64_t fikit_measure_max_gap(const struct fikit_measure_store *st);
+size_t fikit_measure_kernel_count(const struct fikit_measure_store *st);
+size_t fikit_measure_gap_count(const struct fikit_measure_store *st);
+
+/* Entries sorted by key (pairs by prev, then key), for stable output. The
+ * caller frees the returned array (not the entries). */
+const struct fikit_kernel_stats **fikit_measure_sorted_kernels(const struct fikit_measure_store *st,
+                                                               size_t *n);
+const struct fikit_gap_stats **fikit_measure_sorted_gaps(const struct fikit_measure_store *st,
+                                                         size_t *n);
+
+#endif

@@ -1,0 +1,518 @@
+#include "core/profile.h"
+
+#include "core/sketch.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "fikit-profile"
+
+/* ------------------------------------------------------------------ paths */
+
+int fikit_profile_path(char *buf, size_t len, const char *dir, const char *task,
+                       const char *device_model)
+{
+    char model[256];
+    size_t i = 0;
+    for (const char *p = device_model; *p && i < sizeof model - 1; p++)
+        model[i++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-') ? *p : '_';
+    model[i] = '\0';
+    if (i == 0)
+        strcpy(model, "unknown");
+    int n = snprintf(buf, len, "%s/%s/%s.profile", dir, task, model);
+    return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
+}
+
+/* -------------------------------------------------------------- encoding */
+
+/* Names and models are written with every byte outside '!'..'~' and '%'
+ * itself as %XX, so a record is always whitespace-separated fields. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p <= ' ' || *p >= 0x7f || *p == '%')
+            fprintf(f, "%%%02X", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
+static int unescape(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r; r++) {
+        if (*r == '%') {
+            if (!isxdigit((unsigned char)r[1]) || !isxdigit((unsigned char)r[2]))
+                return -EINVAL;
+            char hex[3] = {r[1], r[2], 0};
+            *w++ = (char)strtol(hex, NULL, 16);
+            r += 2;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+    return 0;
+}
+
+static uint64_t fnv1a(const char *data, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)data[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static void put_stat(FILE *f, const struct fikit_stat *s)
+{
+    fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u", s->count, s->sum,
+            s->count ? s->min : 0, s->max, s->sketch.zero_count, (unsigned)s->sketch.nbins);
+    for (int i = 0; i < s->sketch.nbins; i++)
+        fprintf(f, " %d:%u", s->sketch.index[i], s->sketch.count[i]);
+}
+
+/* ---------------------------------------------------------------- saving */
+
+static int mkdir_parents(char *path)
+{
+    /* path is a file path; create every directory above it. */
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(path, 0755);
+        int e = errno;
+        *p = '/';
+        if (rc && e != EEXIST)
+            return -e;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
+                       const struct fikit_measure_store *st, struct fikit_err *err)
+{
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *mem = open_memstream(&text, &text_len);
+    if (!mem)
+        return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
+
+    size_t nk = 0, ng = 0;
+    const struct fikit_kernel_stats **ks = fikit_measure_sorted_kernels(st, &nk);
+    const struct fikit_gap_stats **gs = fikit_measure_sorted_gaps(st, &ng);
+    fprintf(mem, MAGIC " %d\n", FIKIT_PROFILE_VERSION);
+    fprintf(mem, "# fikit profile: kernel durations and inter-kernel gaps of one task on "
+                 "one device model.\n# Format: docs/profile-format.md. Written atomically; "
+                 "edit with care (the end line holds a checksum).\n");
+    fputs("task ", mem);
+    put_escaped(mem, meta->task);
+    fputs("\ndevice-model ", mem);
+    put_escaped(mem, meta->device_model);
+    fprintf(mem, "\nbackend %s\nsketch-accuracy %g\n", fikit_backend_kind_name(meta->backend),
+            FIKIT_SKETCH_ACCURACY);
+    for (size_t i = 0; ks && i < nk; i++) {
+        const struct fikit_kernel_desc *d = fikit_measure_desc(st, ks[i]->key);
+        fprintf(mem, "kernel %016" PRIx64 " ", ks[i]->key);
+        put_escaped(mem, d->name);
+        fprintf(mem, " %u,%u,%u %u,%u,%u %u", d->grid[0], d->grid[1], d->grid[2], d->block[0],
+                d->block[1], d->block[2], d->shmem);
+        put_stat(mem, &ks[i]->duration);
+        fputc('\n', mem);
+    }
+    for (size_t i = 0; gs && i < ng; i++) {
+        fprintf(mem, "gap %016" PRIx64 " %016" PRIx64, gs[i]->prev, gs[i]->key);
+        put_stat(mem, &gs[i]->gap);
+        fputc('\n', mem);
+    }
+    free(ks);
+    free(gs);
+    fflush(mem);
+    uint64_t sum = fnv1a(text, text_len);
+    fprintf(mem, "end %zu %zu %016" PRIx64 "\n", nk, ng, sum);
+    if (fclose(mem) != 0 || !text) {
+        free(text);
+        return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
+    }
+
+    char dirbuf[4096];
+    if (strlen(path) >= sizeof dirbuf - 16) {
+        free(text);
+        return fikit_err_set(err, -ENAMETOOLONG, "%s: path too long", path);
+    }
+    snprintf(dirbuf, sizeof dirbuf, "%s", path);
+    int rc = mkdir_parents(dirbuf);
+    if (rc) {
+        free(text);
+        return fikit_err_set(err, rc, "cannot create the directory of %s: %s", path,
+                             strerror(-rc));
+    }
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        rc = -errno;
+        free(text);
+        return fikit_err_set(err, rc, "cannot write %s: %s; the previous profile is kept",
+                             path, strerror(-rc));
+    }
+    fchmod(fd, 0644);
+    rc = write_all(fd, text, text_len);
+    free(text);
+    if (!rc && fsync(fd) != 0)
+        rc = -errno;
+    if (close(fd) != 0 && !rc)
+        rc = -errno;
+    if (!rc && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc) {
+        unlink(tmp);
+        return fikit_err_set(err, rc, "cannot write %s: %s; the previous profile is kept", path,
+                             strerror(-rc));
+    }
+    /* Make the rename itself durable. */
+    snprintf(dirbuf, sizeof dirbuf, "%s", path);
+    int dfd = open(dirname(dirbuf), O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- loading */
+
+struct loader {
+    const char *path;
+    int line;
+    struct fikit_err *err;
+};
+
+#define FAIL(L, code, ...) fail_at((L), (code), __VA_ARGS__)
+
+__attribute__((format(printf, 3, 4))) static int fail_at(struct loader *L, int code,
+                                                         const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return fikit_err_set(L->err, code, "%s:%d: %s", L->path, L->line, what);
+}
+
+static int parse_u64(const char *s, int base, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, base);
+    if (errno || *end)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+    uint64_t v;
+    if (parse_u64(s, 10, &v) || v > UINT32_MAX)
+        return -EINVAL;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int parse_triple(const char *s, uint32_t out[3])
+{
+    char buf[64];
+    if (strlen(s) >= sizeof buf)
+        return -EINVAL;
+    strcpy(buf, s);
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    for (int i = 0; i < 3; i++) {
+        if (!tok || parse_u32(tok, &out[i]))
+            return -EINVAL;
+        tok = strtok_r(NULL, ",", &save);
+    }
+    return tok ? -EINVAL : 0;
+}
+
+/* Parses "count sum min max zero nbins idx:cnt..." from fields[0..n). */
+static int parse_stat(struct loader *L, char **f, int n, struct fikit_stat *s)
+{
+    uint64_t nbins;
+    fikit_stat_init(s);
+    if (n < 6 || parse_u64(f[0], 10, &s->count) || parse_u64(f[1], 10, &s->sum) ||
+        parse_u64(f[2], 10, &s->min) || parse_u64(f[3], 10, &s->max) ||
+        parse_u64(f[4], 10, &s->sketch.zero_count) || parse_u64(f[5], 10, &nbins))
+        return FAIL(L, -EINVAL, "bad statistic: expected count sum min max zero nbins");
+    if (nbins > FIKIT_SKETCH_MAX_BINS || (uint64_t)n != 6 + nbins)
+        return FAIL(L, -EINVAL, "bad statistic: %s bins declared, %d present", f[5], n - 6);
+    uint64_t total = s->sketch.zero_count;
+    int last = -1;
+    for (int i = 0; i < (int)nbins; i++) {
+        char *colon = strchr(f[6 + i], ':');
+        uint64_t idx, cnt;
+        if (!colon)
+            return FAIL(L, -EINVAL, "bad bin '%s': expected index:count", f[6 + i]);
+        *colon = '\0';
+        if (parse_u64(f[6 + i], 10, &idx) || parse_u64(colon + 1, 10, &cnt) || cnt == 0 ||
+            cnt > UINT32_MAX || (int)idx <= last || fikit_sketch_add_bin(&s->sketch, (int)idx,
+                                                                         (uint32_t)cnt))
+            return FAIL(L, -EINVAL, "bad bin '%s:%s'", f[6 + i], colon + 1);
+        last = (int)idx;
+        total += cnt;
+    }
+    if (total != s->count || (s->count && s->min > s->max))
+        return FAIL(L, -EINVAL, "inconsistent statistic: count %" PRIu64 " but bins hold %" PRIu64,
+                    s->count, total);
+    if (s->count == 0)
+        s->min = UINT64_MAX;
+    return 0;
+}
+
+#define MAX_FIELDS (FIKIT_SKETCH_MAX_BINS + 16)
+
+static int split(char *line, char **f)
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        if (n == MAX_FIELDS)
+            return -1;
+        f[n++] = t;
+    }
+    return n;
+}
+
+static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta,
+                     struct fikit_measure_store *st)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    char *f[MAX_FIELDS];
+    int rc = 0, seen_end = 0, have_task = 0, have_model = 0, have_backend = 0;
+    size_t nk = 0, ng = 0;
+    uint64_t sum = 0xcbf29ce484222325ull;
+
+    while ((len = getline(&line, &cap, fp)) != -1) {
+        L->line++;
+        if (seen_end) {
+            rc = FAIL(L, -EINVAL, "data after the end line");
+            break;
+        }
+        if (len == 0 || line[len - 1] != '\n') {
+            rc = FAIL(L, -EINVAL, "truncated: the last line has no newline");
+            break;
+        }
+        if (strncmp(line, "end ", 4) != 0) {
+            for (ssize_t i = 0; i < len; i++) {
+                sum ^= (unsigned char)line[i];
+                sum *= 0x100000001b3ull;
+            }
+        }
+        line[len - 1] = '\0';
+        if (memchr(line, '\0', (size_t)len - 1)) {
+            rc = FAIL(L, -EINVAL, "corrupt: NUL byte in line");
+            break;
+        }
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        int n = split(line, f);
+        if (n < 0) {
+            rc = FAIL(L, -EINVAL, "too many fields");
+            break;
+        }
+        if (L->line == 1) {
+            uint64_t v;
+            if (n != 2 || strcmp(f[0], MAGIC) != 0) {
+                rc = FAIL(L, -EINVAL, "not a fikit profile (expected '" MAGIC " %d')",
+                          FIKIT_PROFILE_VERSION);
+                break;
+            }
+            if (parse_u64(f[1], 10, &v) || v != FIKIT_PROFILE_VERSION) {
+                rc = FAIL(L, -EPROTO, "profile format version %s; this fikit reads version %d",
+                          f[1], FIKIT_PROFILE_VERSION);
+                break;
+            }
+            continue;
+        }
+        if (strcmp(f[0], "task") == 0 && n == 2) {
+            if (unescape(f[1]) || strlen(f[1]) >= sizeof meta->task) {
+                rc = FAIL(L, -EINVAL, "bad task name");
+                break;
+            }
+            strcpy(meta->task, f[1]);
+            have_task = 1;
+        } else if (strcmp(f[0], "device-model") == 0 && n == 2) {
+            if (unescape(f[1]) || strlen(f[1]) >= sizeof meta->device_model) {
+                rc = FAIL(L, -EINVAL, "bad device model");
+                break;
+            }
+            strcpy(meta->device_model, f[1]);
+            have_model = 1;
+        } else if (strcmp(f[0], "backend") == 0 && n == 2) {
+            meta->backend = fikit_backend_kind_parse(f[1]);
+            if (meta->backend == FIKIT_BACKEND_NONE) {
+                rc = FAIL(L, -EINVAL, "unknown backend '%s' (accepted: cuda, hip, opencl)", f[1]);
+                break;
+            }
+            have_backend = 1;
+        } else if (strcmp(f[0], "sketch-accuracy") == 0 && n == 2) {
+            char want[32];
+            snprintf(want, sizeof want, "%g", FIKIT_SKETCH_ACCURACY);
+            if (strcmp(f[1], want) != 0) {
+                rc = FAIL(L, -EPROTO, "sketch accuracy %s; this fikit uses %s", f[1], want);
+                break;
+            }
+        } else if (strcmp(f[0], "kernel") == 0 && n >= 6) {
+            struct fikit_kernel_desc d = {.backend = meta->backend, .name = f[2]};
+            uint64_t key;
+            struct fikit_stat s;
+            if (!have_backend) {
+                rc = FAIL(L, -EINVAL, "kernel record before the backend line");
+                break;
+            }
+            if (parse_u64(f[1], 16, &key) || key == FIKIT_KEY_NONE || unescape(f[2]) ||
+                parse_triple(f[3], d.grid) || parse_triple(f[4], d.block) ||
+                parse_u32(f[5], &d.shmem)) {
+                rc = FAIL(L, -EINVAL,
+                          "bad kernel record: expected 'kernel KEY NAME GX,GY,GZ BX,BY,BZ SHMEM "
+                          "statistic'");
+                break;
+            }
+            if (fikit_kernel_key(&d) != key) {
+                rc = FAIL(L, -EINVAL, "kernel key %s does not match its description (%s)", f[1],
+                          d.name);
+                break;
+            }
+            rc = parse_stat(L, f + 6, n - 6, &s);
+            if (!rc && (rc = fikit_measure_add_kernel(st, key, &d)))
+                rc = FAIL(L, rc, "kernel %s listed twice or colliding", f[1]);
+            if (!rc)
+                rc = fikit_measure_merge_duration(st, key, &s);
+            fikit_stat_destroy(&s);
+            if (rc)
+                break;
+            nk++;
+        } else if (strcmp(f[0], "gap") == 0 && n >= 3) {
+            uint64_t prev, key;
+            struct fikit_stat s;
+            if (parse_u64(f[1], 16, &prev) || parse_u64(f[2], 16, &key)) {
+                rc = FAIL(L, -EINVAL, "bad gap record: expected 'gap PREV KEY statistic'");
+                break;
+            }
+            if (!fikit_measure_kernel(st, key) ||
+                (prev != FIKIT_KEY_NONE && !fikit_measure_kernel(st, prev))) {
+                rc = FAIL(L, -EINVAL, "gap record names a kernel with no kernel record");
+                break;
+            }
+            if (fikit_measure_gap(st, prev, key)) {
+                rc = FAIL(L, -EINVAL, "gap %s %s listed twice", f[1], f[2]);
+                break;
+            }
+            rc = parse_stat(L, f + 3, n - 3, &s);
+            if (!rc)
+                rc = fikit_measure_merge_gap(st, prev, key, &s);
+            fikit_stat_destroy(&s);
+            if (rc)
+                break;
+            ng++;
+        } else if (strcmp(f[0], "end") == 0 && n == 4) {
+            uint64_t want_k, want_g, want_sum;
+            if (parse_u64(f[1], 10, &want_k) || parse_u64(f[2], 10, &want_g) ||
+                parse_u64(f[3], 16, &want_sum)) {
+                rc = FAIL(L, -EINVAL, "bad end line: expected 'end KERNELS GAPS CHECKSUM'");
+                break;
+            }
+            if (want_k != nk || want_g != ng) {
+                rc = FAIL(L, -EINVAL,
+                          "truncated or corrupt: end line counts %" PRIu64 " kernels and %" PRIu64
+                          " gaps, the file holds %zu and %zu",
+                          want_k, want_g, nk, ng);
+                break;
+            }
+            if (want_sum != sum) {
+                rc = FAIL(L, -EINVAL, "corrupt: checksum mismatch (the file was changed after it "
+                                      "was written)");
+                break;
+            }
+            seen_end = 1;
+        } else {
+            rc = FAIL(L, -EINVAL, "unknown record '%s'", f[0]);
+            break;
+        }
+    }
+    free(line);
+    if (rc)
+        return rc;
+    if (ferror(fp))
+        return FAIL(L, -EIO, "read error");
+    if (L->line == 0)
+        return FAIL(L, -EINVAL, "empty file");
+    if (!seen_end)
+        return FAIL(L, -EINVAL, "truncated: no end line");
+    if (!have_task || !have_model || !have_backend)
+        return FAIL(L, -EINVAL, "missing %s line", !have_task ? "task" : !have_model ? "device-model" : "backend");
+    return 0;
+}
+
+int fikit_profile_load(const char *path, struct fikit_profile_meta *meta,
+                       struct fikit_measure_store *out, struct fikit_err *err)
+{
+    FILE *fp = fopen(path, "re");
+    if (!fp) {
+        int e = errno;
+        return fikit_err_set(err, -e, "%s: %s", path, strerror(e));
+    }
+    struct fikit_measure_store tmp;
+    int rc = fikit_measure_init(&tmp);
+    if (rc) {
+        fclose(fp);
+        return fikit_err_set(err, rc, "%s: out of memory", path);
+    }
+    struct fikit_profile_meta m = {0};
+    struct loader L = {.path = path, .line = 0, .err = err};
+    rc = load_into(&L, fp, &m, &tmp);
+    fclose(fp);
+    if (rc == 0) {
+        rc = fikit_measure_merge(out, &tmp);
+        if (rc > 0) {
+            fikit_err_set(err, 0, "%s: %d kernels skipped: their keys name other kernels already "
+                                  "known", path, rc);
+            rc = 0;
+        }
+        if (rc == 0 && meta)
+            *meta = m;
+    }
+    fikit_measure_destroy(&tmp);
+    return rc;
+}

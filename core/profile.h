@@ -1,0 +1,39 @@
+/* Owns: profile files, one per task and device model, in the versioned text
+ * format described in docs/profile-format.md. Loading rejects a corrupt,
+ * truncated or other-version file with an error naming the file and line;
+ * nothing of a rejected file reaches the caller's store. Saving is atomic:
+ * a temporary file in the same directory, fsync, rename, fsync of the
+ * directory, so a crash leaves either the old profile or the new one. */
+#ifndef FIKIT_CORE_PROFILE_H
+#define FIKIT_CORE_PROFILE_H
+
+#include "core/error.h"
+#include "core/kernel_id.h"
+#include "core/measure.h"
+
+#include <stddef.h>
+
+#define FIKIT_PROFILE_VERSION 1
+
+struct fikit_profile_meta {
+    char task[128];
+    char device_model[256];
+    enum fikit_backend_kind backend;
+};
+
+/* Builds DIR/TASK/MODEL.profile with MODEL reduced to [A-Za-z0-9._-].
+ * Returns 0 or -ENAMETOOLONG. */
+int fikit_profile_path(char *buf, size_t len, const char *dir, const char *task,
+                       const char *device_model);
+
+/* Loads path and merges its records into out (an initialised store).
+ * On any error out is left untouched, err says "PATH:LINE: what". */
+int fikit_profile_load(const char *path, struct fikit_profile_meta *meta,
+                       struct fikit_measure_store *out, struct fikit_err *err);
+
+/* Writes st atomically to path, creating missing parent directories.
+ * On error the file at path is unchanged and err says why. */
+int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
+                       const struct fikit_measure_store *st, struct fikit_err *err);
+
+#endif

@@ -1,0 +1,150 @@
+/* Owns: the per-device scheduler state and the policy that decides, at a
+ * given instant, which held launches may go. It is pure: every function
+ * takes the state and the time explicitly, so any sequence of events can be
+ * replayed (tools/replay, tests) and every decision checked. fikitd feeds it
+ * from the shared segment; the replay tool from a text timeline.
+ *
+ * The policy (DESIGN.md "The policy"):
+ *  - the highest priority level (0 highest) with an active task runs freely;
+ *  - a task is active from its first launch until it has launched nothing
+ *    for longer than its idle threshold after its work ended;
+ *  - held kernels of lower levels are granted by BestPrioFit inside the
+ *    predicted gaps of the top level: scan levels from highest to lowest; in
+ *    the first level holding a kernel that fits, grant the longest that
+ *    fits; repeat while room remains. Fits: duration + substrate cost +
+ *    safety margin <= remaining gap;
+ *  - only the oldest held launch of each (task, stream) may be granted, so
+ *    launch order within a stream never changes;
+ *  - a kernel with no measurement (duration 0) runs only while no higher
+ *    level is active;
+ *  - strict never fills gaps; passthrough grants everything at once. */
+#ifndef FIKIT_CORE_SCHED_H
+#define FIKIT_CORE_SCHED_H
+
+#include "core/gap.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FIKIT_LEVELS 10
+#define FIKIT_MAX_TASKS 64
+#define FIKIT_MAX_REQUESTS 512
+
+enum fikit_policy {
+    FIKIT_POLICY_FILL = 0,  /* BestPrioFit gap filling */
+    FIKIT_POLICY_STRICT,    /* lower levels wait until higher ones are idle */
+    FIKIT_POLICY_PASSTHROUGH, /* observe only */
+};
+
+const char *fikit_policy_name(enum fikit_policy p);
+int fikit_policy_parse(const char *name, enum fikit_policy *out);
+#define FIKIT_POLICY_NAMES "fill, strict, passthrough"
+
+struct fikit_sched_params {
+    enum fikit_policy policy;
+    uint64_t substrate_cost_ns;  /* paid once per filled gap (context switch back) */
+    uint64_t safety_margin_ns;   /* added to every fit test */
+    double gap_confidence;       /* quantile of the remaining gap relied on */
+    uint64_t idle_after_ns;      /* idle threshold of a task that learned none */
+    uint64_t recheck_ns;         /* re-evaluation period of a gap that fits nothing */
+};
+
+void fikit_sched_params_default(struct fikit_sched_params *p);
+
+struct fikit_task_state {
+    bool used;
+    uint32_t id;
+    int level;
+    int32_t pid;
+    char name[64];
+    uint64_t last_launch_ns;  /* valid once launches > 0 */
+    uint64_t busy_until_ns;   /* predicted end of its launched work */
+    uint64_t idle_after_ns;   /* learned threshold; 0: use params */
+    struct fikit_gap_pred gap; /* the gap expected after its last launch */
+    uint64_t launches, holds, grants;
+};
+
+struct fikit_request {
+    uint32_t task_id;
+    uint32_t ticket;     /* the caller's handle for the waiting launch */
+    uint64_t stream;     /* stream, queue: order is kept within one */
+    uint64_t key;        /* kernel key, for traces */
+    uint64_t dur_ns;     /* predicted duration; 0 = not measured */
+    uint64_t posted_ns;
+    uint64_t seq;        /* set by the scheduler: posting order */
+    int level;           /* set by the scheduler from the task */
+};
+
+enum fikit_grant_reason {
+    FIKIT_GRANT_FREE = 0,     /* no higher level is active */
+    FIKIT_GRANT_FIT,          /* fits the predicted gap of the top level */
+    FIKIT_GRANT_PASSTHROUGH,  /* policy passthrough */
+    FIKIT_GRANT_RELEASE,      /* released without a decision (shutdown) */
+};
+
+const char *fikit_grant_reason_name(enum fikit_grant_reason r);
+
+struct fikit_grant {
+    uint32_t task_id;
+    uint32_t ticket;
+    enum fikit_grant_reason reason;
+    uint64_t key;
+    uint64_t dur_ns;
+    uint64_t room_ns;   /* FIT: the predicted remaining gap it was fitted into */
+    uint64_t posted_ns;
+    uint64_t at_ns;
+};
+
+struct fikit_sched {
+    struct fikit_sched_params p;
+    struct fikit_task_state tasks[FIKIT_MAX_TASKS];
+    struct fikit_request req[FIKIT_MAX_REQUESTS]; /* in posting order */
+    size_t nreq;
+    uint64_t next_seq;
+    uint64_t reserved_until_ns; /* predicted end of granted lower-level work */
+};
+
+void fikit_sched_init(struct fikit_sched *s, const struct fikit_sched_params *p);
+
+/* -EINVAL for a level outside 0..9, -EEXIST, -ENOSPC. */
+int fikit_sched_add_task(struct fikit_sched *s, uint32_t id, int32_t pid, const char *name,
+                         int level);
+/* Forgets the task and drops its held requests; returns how many. */
+int fikit_sched_remove_task(struct fikit_sched *s, uint32_t id);
+struct fikit_task_state *fikit_sched_task(struct fikit_sched *s, uint32_t id);
+
+/* The task launched a kernel at now that keeps its device busy until
+ * busy_until_ns, and then expects the gap described by gap. */
+void fikit_sched_note_launch(struct fikit_sched *s, uint32_t id, uint64_t now,
+                             uint64_t busy_until_ns, const struct fikit_gap_pred *gap);
+
+/* When a launch of dur_ns issued at now will have finished, given the work
+ * already queued until busy_until_ns. */
+static inline uint64_t fikit_busy_until(uint64_t busy_until_ns, uint64_t now, uint64_t dur_ns)
+{
+    return (busy_until_ns > now ? busy_until_ns : now) + dur_ns;
+}
+
+bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_task_state *t,
+                             uint64_t now);
+/* The highest-priority active level, or FIKIT_LEVELS when none is active. */
+int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now);
+/* Whether a launch of a task at level must be held at now. */
+bool fikit_sched_must_hold(const struct fikit_sched *s, int level, uint64_t now);
+
+/* Queues a held launch (seq and level are filled in). -ENOENT for an
+ * unknown task, -ENOSPC when full. */
+int fikit_sched_post(struct fikit_sched *s, const struct fikit_request *r);
+
+/* Decides at now. Writes up to max grants (removing them from the queue),
+ * returns how many, and sets *wake_ns to when a decision may next change
+ * without a new event (UINT64_MAX: only an event can change it). */
+size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_grant *out,
+                          size_t max, uint64_t *wake_ns);
+
+/* Releases every held request (shutdown); returns how many were written. */
+size_t fikit_sched_release_all(struct fikit_sched *s, uint64_t now, struct fikit_grant *out,
+                               size_t max);
+
+#endif

@@ -1,0 +1,261 @@
+/* fikit.ini: defaults, every key, the search order, and every kind of error
+ * with its exact one-line message. */
+#include "conf/config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char path[256];
+
+static const char *write_ini(const char *text)
+{
+    snprintf(path, sizeof path, "/tmp/fikit-test-ini-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static void cleanup(void) { unlink(path); }
+
+/* Loads text and expects an error equal to "PATH:" + rest. */
+static void expect_error(const char *text, const char *rest)
+{
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    const char *p = write_ini(text);
+    cr_assert_eq(fikit_config_load_file(p, &c, &err), -EINVAL, "accepted:\n%s", text);
+    char want[1024];
+    snprintf(want, sizeof want, "%s:%s", p, rest);
+    cr_assert_str_eq(err.msg, want);
+}
+
+TestSuite(config, .fini = cleanup);
+
+Test(config, defaults)
+{
+    struct fikit_config c;
+    fikit_config_defaults(&c);
+    cr_assert_eq(c.backend, FIKIT_BACKEND_CHOICE_AUTO);
+    cr_assert_eq(c.policy, FIKIT_POLICY_FILL);
+    cr_assert_eq(c.substrate, FIKIT_SUBSTRATE_TIMESLICE);
+    cr_assert_eq(c.substrate_cost_ns, -1);
+    cr_assert_eq(c.on_daemon_missing, FIKIT_ON_MISSING_PASSTHROUGH);
+    cr_assert_eq(c.ntasks, 0);
+    struct fikit_sched_params p;
+    fikit_config_sched_params(&c, -1, &p);
+    cr_assert_eq(p.substrate_cost_ns, 250000, "the H200 time-slice switch");
+    fikit_config_sched_params(&c, 42000, &p);
+    cr_assert_eq(p.substrate_cost_ns, 42000, "a calibrated cost wins over the default");
+}
+
+Test(config, every_key_is_read)
+{
+    const char *p = write_ini("; comment\n"
+                              "[fikit]\nbackend = opencl\nlog_level = debug\n"
+                              "[scheduler]\npolicy = strict\nsubstrate = mps\nsubstrate_cost_us = 12\n"
+                              "safety_margin_us = 7\ngap_confidence = 0.25\nidle_after_us = 5000\n"
+                              "recheck_us = 300\npoll_us = 0\n"
+                              "[daemon]\nsocket = /tmp/x.sock\nstate_dir = /tmp/state\n"
+                              "trace_events = 2048\n"
+                              "[client]\non_daemon_missing = fail\nsample_rate = 0.5\n"
+                              "profile_dir = /tmp/prof\ndefault_priority = 7\n"
+                              "[task.serve]\npriority = 0 ; inline comment\n"
+                              "[task.train]\npriority = 9\nmps_thread_percentage = 40\n"
+                              "[limits]\ndefault = 4\nuser.root = 0\ngroup.video = 2\n");
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    cr_assert_eq(fikit_config_load_file(p, &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.backend, FIKIT_BACKEND_CHOICE_OPENCL);
+    cr_assert_eq(c.log_level, FIKIT_LOG_DEBUG);
+    cr_assert_eq(c.policy, FIKIT_POLICY_STRICT);
+    cr_assert_eq(c.substrate, FIKIT_SUBSTRATE_MPS);
+    cr_assert_eq(c.substrate_cost_ns, 12000);
+    cr_assert_eq(c.safety_margin_ns, 7000);
+    cr_assert_float_eq(c.gap_confidence, 0.25, 1e-12);
+    cr_assert_eq(c.idle_after_ns, 5000000);
+    cr_assert_eq(c.recheck_ns, 300000);
+    cr_assert_eq(c.poll_ns, 0);
+    cr_assert_str_eq(c.socket_path, "/tmp/x.sock");
+    cr_assert_str_eq(c.state_dir, "/tmp/state");
+    cr_assert_eq(c.trace_events, 2048);
+    cr_assert_eq(c.on_daemon_missing, FIKIT_ON_MISSING_FAIL);
+    cr_assert_float_eq(c.sample_rate, 0.5, 1e-12);
+    cr_assert_str_eq(c.profile_dir, "/tmp/prof");
+    cr_assert_eq(c.default_priority, 7);
+    cr_assert_eq(c.ntasks, 2);
+    cr_assert_eq(fikit_config_task(&c, "serve")->priority, 0);
+    cr_assert_eq(fikit_config_task(&c, "train")->mps_thread_percentage, 40);
+    cr_assert_null(fikit_config_task(&c, "other"));
+    char list[128];
+    fikit_config_task_list(&c, list, sizeof list);
+    cr_assert_str_eq(list, "serve, train");
+    cr_assert_eq(c.limit_default, 4);
+    cr_assert_eq(c.nlimits, 2);
+    cr_assert_eq(fikit_config_max_priority(&c, 0, 0), 0, "root is listed with 0");
+    cr_assert_eq(fikit_config_max_priority(&c, 4242, 4242), 4, "an unlisted user gets the default");
+    char buf[256];
+    cr_assert_eq(fikit_config_socket_path(&c, buf, sizeof buf), 0);
+    cr_assert_str_eq(buf, "/tmp/x.sock");
+    cr_assert_eq(fikit_config_profile_dir(&c, buf, sizeof buf), 0);
+    cr_assert_str_eq(buf, "/tmp/prof");
+}
+
+Test(config, unknown_section)
+{
+    expect_error("[fikit]\nbackend = cuda\n[schedular]\n",
+                 "3: [schedular]: unknown section (accepted: [fikit], [scheduler], [daemon], "
+                 "[client], [task.NAME], [limits])");
+}
+
+Test(config, unknown_key)
+{
+    expect_error("[scheduler]\npolicy = fill\npolcy = strict\n",
+                 "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
+                 "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, recheck_us, "
+                 "poll_us)");
+}
+
+Test(config, bad_number)
+{
+    expect_error("[scheduler]\nsafety_margin_us = 20us\n",
+                 "2: [scheduler] safety_margin_us = 20us: not a whole number (accepted: an integer "
+                 "from 0 to 1000000)");
+    expect_error("[client]\nsample_rate = often\n",
+                 "2: [client] sample_rate = often: not a number (accepted: a number from 0 to 1)");
+    expect_error("[scheduler]\nsafety_margin_us = -5\n",
+                 "2: [scheduler] safety_margin_us = -5: not a whole number (accepted: an integer "
+                 "from 0 to 1000000)");
+}
+
+Test(config, priority_out_of_range)
+{
+    expect_error("[task.serve]\npriority = 10\n",
+                 "2: [task.serve] priority = 10: out of range (accepted: an integer from 0 to 9)");
+}
+
+Test(config, unknown_backend_policy_substrate)
+{
+    expect_error("[fikit]\nbackend = vulkan\n",
+                 "2: [fikit] backend = vulkan: unknown value (accepted: auto, cuda, hip, opencl)");
+    expect_error("\n[scheduler]\npolicy = fifo\n",
+                 "3: [scheduler] policy = fifo: unknown value (accepted: fill, strict, passthrough)");
+    expect_error("[scheduler]\nsubstrate = mig\n",
+                 "2: [scheduler] substrate = mig: unknown value (accepted: timeslice, mps)");
+}
+
+Test(config, task_without_priority)
+{
+    expect_error("[task.serve]\nmps_thread_percentage = 50\n",
+                 "1: [task.serve]: priority is not set (accepted: an integer from 0 to 9)");
+}
+
+Test(config, bad_task_name)
+{
+    expect_error("[task.my task]\npriority = 1\n",
+                 "1: [task.my task]: bad task name 'my task' (accepted: 1 to 63 of A-Z a-z 0-9 _ . -)");
+}
+
+Test(config, duplicate_key)
+{
+    expect_error("[task.serve]\npriority = 1\npriority = 2\n",
+                 "3: [task.serve] priority: set twice (a key may be set once per section)");
+}
+
+Test(config, key_outside_section)
+{
+    expect_error("policy = fill\n",
+                 "1: policy = fill: key outside any section (sections: [fikit], [scheduler], "
+                 "[daemon], [client], [task.NAME], [limits])");
+}
+
+Test(config, not_key_value)
+{
+    expect_error("[scheduler]\npolicy fill\n", "2: not a section header, key = value, or comment");
+}
+
+Test(config, relative_path)
+{
+    expect_error("[daemon]\nsocket = run/fikitd.sock\n",
+                 "2: [daemon] socket = run/fikitd.sock: not an absolute path (accepted: auto or an "
+                 "absolute path)");
+}
+
+Test(config, continuation_line)
+{
+    expect_error("[scheduler]\npolicy = fill\n  strict\n",
+                 "3: indented line 'strict': continuation lines are not accepted");
+}
+
+Test(config, bad_limit)
+{
+    expect_error("[limits]\nuid.0 = 1\n",
+                 "2: [limits] uid.0: unknown key (accepted: default, user.NAME, group.NAME)");
+}
+
+Test(config, search_order)
+{
+    char dir[] = "/tmp/fikit-test-xdg-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char sub[300], file[320];
+    snprintf(sub, sizeof sub, "%s/fikit", dir);
+    mkdir(sub, 0700);
+    snprintf(file, sizeof file, "%s/fikit.ini", sub);
+    FILE *f = fopen(file, "w");
+    fputs("[scheduler]\npolicy = strict\n", f);
+    fclose(f);
+    const char *env = write_ini("[scheduler]\npolicy = passthrough\n");
+
+    struct fikit_config c;
+    struct fikit_err err;
+    unsetenv("FIKIT_CONFIG");
+    setenv("XDG_CONFIG_HOME", dir, 1);
+    cr_assert_eq(fikit_config_load(NULL, &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.policy, FIKIT_POLICY_STRICT, "from $XDG_CONFIG_HOME");
+    cr_assert_str_eq(c.source, file);
+
+    setenv("FIKIT_CONFIG", env, 1);
+    cr_assert_eq(fikit_config_load(NULL, &c, &err), 0);
+    cr_assert_eq(c.policy, FIKIT_POLICY_PASSTHROUGH, "$FIKIT_CONFIG beats XDG");
+
+    const char *explicit = "/tmp/fikit-test-explicit.ini";
+    f = fopen(explicit, "w");
+    fputs("[scheduler]\npolicy = fill\n", f);
+    fclose(f);
+    cr_assert_eq(fikit_config_load(explicit, &c, &err), 0);
+    cr_assert_eq(c.policy, FIKIT_POLICY_FILL, "--config beats everything");
+    unlink(explicit);
+
+    setenv("FIKIT_CONFIG", "/nonexistent/fikit.ini", 1);
+    cr_assert_eq(fikit_config_load(NULL, &c, &err), -ENOENT, "a named file must exist");
+    cr_assert_str_eq(err.msg,
+                     "/nonexistent/fikit.ini: cannot read the configuration: No such file or directory");
+
+    unsetenv("FIKIT_CONFIG");
+    setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
+    if (access("/etc/fikit/fikit.ini", F_OK) != 0) {
+        cr_assert_eq(fikit_config_load(NULL, &c, &err), 0);
+        cr_assert_str_eq(c.source, "", "built-in defaults");
+    }
+    unlink(file);
+    rmdir(sub);
+    rmdir(dir);
+}
+
+Test(config, example_file_is_valid)
+{
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    cr_assert_eq(fikit_config_load_file(FIKIT_SOURCE_DIR "/conf/fikit.ini", &c, &err), 0, "%s",
+                 err.msg);
+    cr_assert_geq(c.ntasks, 2);
+}

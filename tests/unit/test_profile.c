@@ -1,0 +1,298 @@
+/* The measurement store and profile files: round trip, merging, and each
+ * kind of damaged file rejected with the file and line. */
+#include "core/measure.h"
+#include "core/profile.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/fikit-test-profile-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w %s; rm -rf %s", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static const struct fikit_profile_meta META = {.task = "serve", .device_model = "NVIDIA H200",
+                                               .backend = FIKIT_BACKEND_CUDA};
+
+static uint64_t add_kernel(struct fikit_measure_store *st, const char *name, uint32_t grid)
+{
+    struct fikit_kernel_desc d = {.backend = FIKIT_BACKEND_CUDA, .name = name,
+                                  .grid = {grid, 1, 1}, .block = {256, 1, 1}, .shmem = 0};
+    uint64_t key = fikit_kernel_key(&d);
+    cr_assert_eq(fikit_measure_add_kernel(st, key, &d), 0);
+    return key;
+}
+
+/* A store with three kernels, their durations and the gaps between them. */
+static void fill(struct fikit_measure_store *st, uint64_t *k1, uint64_t *k2, uint64_t *k3)
+{
+    cr_assert_eq(fikit_measure_init(st), 0);
+    *k1 = add_kernel(st, "_Z4convPKfPf", 120);
+    *k2 = add_kernel(st, "_Z4reluPf", 64);
+    *k3 = add_kernel(st, "name with spaces%and percent", 1);
+    for (int i = 0; i < 100; i++) {
+        fikit_measure_add_duration(st, *k1, 40000 + (uint64_t)i * 10);
+        fikit_measure_add_duration(st, *k2, 5000 + (uint64_t)i);
+        fikit_measure_add_gap(st, FIKIT_KEY_NONE, *k1, 0);
+        fikit_measure_add_gap(st, *k1, *k2, 3000 + (uint64_t)i * 7);
+        fikit_measure_add_gap(st, *k2, *k1, 1000000);
+    }
+    fikit_measure_add_duration(st, *k3, 1);
+}
+
+static void path_in_dir(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+}
+
+Test(profile, round_trip_keeps_every_statistic, .init = make_dir, .fini = remove_dir)
+{
+    struct fikit_measure_store st, back;
+    uint64_t k1, k2, k3;
+    fill(&st, &k1, &k2, &k3);
+    char path[512];
+    cr_assert_eq(fikit_profile_path(path, sizeof path, dir, "serve", "NVIDIA H200"), 0);
+    cr_assert(strstr(path, "/serve/NVIDIA_H200.profile"), "%s", path);
+    struct fikit_err err;
+    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0, "%s", err.msg);
+
+    cr_assert_eq(fikit_measure_init(&back), 0);
+    struct fikit_profile_meta meta;
+    cr_assert_eq(fikit_profile_load(path, &meta, &back, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(meta.task, "serve");
+    cr_assert_str_eq(meta.device_model, "NVIDIA H200");
+    cr_assert_eq(meta.backend, FIKIT_BACKEND_CUDA);
+    cr_assert_eq(fikit_measure_kernel_count(&back), 3);
+    cr_assert_eq(fikit_measure_gap_count(&back), 3);
+    cr_assert_str_eq(fikit_measure_desc(&back, k3)->name, "name with spaces%and percent");
+    const uint64_t keys[] = {k1, k2, k3};
+    for (int i = 0; i < 3; i++) {
+        const struct fikit_stat *a = &fikit_measure_kernel(&st, keys[i])->duration;
+        const struct fikit_stat *b = &fikit_measure_kernel(&back, keys[i])->duration;
+        cr_assert_eq(a->count, b->count);
+        cr_assert_eq(a->sum, b->sum);
+        cr_assert_eq(a->min, b->min);
+        cr_assert_eq(a->max, b->max);
+        cr_assert_eq(fikit_stat_quantile(a, 0.9), fikit_stat_quantile(b, 0.9));
+    }
+    const struct fikit_gap_stats *g = fikit_measure_gap(&back, k1, k2);
+    cr_assert_not_null(g);
+    cr_assert_eq(g->gap.count, 100);
+    cr_assert_eq(g->gap.min, 3000);
+    cr_assert_eq(fikit_measure_gap(&back, FIKIT_KEY_NONE, k1)->gap.sketch.zero_count, 100);
+    cr_assert_eq(fikit_measure_max_gap(&back), 1000000);
+
+    /* Saving what was loaded gives the same bytes. */
+    char path2[512];
+    path_in_dir(path2, sizeof path2, "again.profile");
+    cr_assert_eq(fikit_profile_save(path2, &meta, &back, &err), 0);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cmp -s %s %s", path, path2);
+    cr_assert_eq(system(cmd), 0, "a profile is a fixed point of load and save");
+    fikit_measure_destroy(&st);
+    fikit_measure_destroy(&back);
+}
+
+Test(profile, loading_merges_into_what_was_learned, .init = make_dir, .fini = remove_dir)
+{
+    struct fikit_measure_store st, learned;
+    uint64_t k1, k2, k3;
+    fill(&st, &k1, &k2, &k3);
+    char path[512];
+    path_in_dir(path, sizeof path, "p.profile");
+    struct fikit_err err;
+    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0);
+    fill(&learned, &k1, &k2, &k3);
+    cr_assert_eq(fikit_profile_load(path, NULL, &learned, &err), 0, "%s", err.msg);
+    cr_assert_eq(fikit_measure_kernel(&learned, k1)->duration.count, 200);
+    cr_assert_eq(fikit_measure_gap(&learned, k1, k2)->gap.count, 200);
+    fikit_measure_destroy(&st);
+    fikit_measure_destroy(&learned);
+}
+
+Test(measure, merge_skips_colliding_kernels_and_their_gaps)
+{
+    struct fikit_measure_store a, b;
+    fikit_measure_init(&a);
+    fikit_measure_init(&b);
+    struct fikit_kernel_desc x = {.backend = FIKIT_BACKEND_CUDA, .name = "x", .grid = {1, 1, 1}};
+    struct fikit_kernel_desc y = {.backend = FIKIT_BACKEND_CUDA, .name = "y", .grid = {1, 1, 1}};
+    /* The same key names x in a and y in b: a forced collision. */
+    fikit_measure_add_kernel(&a, 5, &x);
+    fikit_measure_add_duration(&a, 5, 100);
+    fikit_measure_add_kernel(&b, 5, &y);
+    fikit_measure_add_duration(&b, 5, 999);
+    fikit_measure_add_gap(&b, FIKIT_KEY_NONE, 5, 7);
+    cr_assert_eq(fikit_measure_merge(&a, &b), 1);
+    cr_assert_eq(fikit_measure_kernel(&a, 5)->duration.count, 1);
+    cr_assert_eq(fikit_measure_kernel(&a, 5)->duration.max, 100, "y's time never reaches x");
+    cr_assert_null(fikit_measure_gap(&a, FIKIT_KEY_NONE, 5));
+    cr_assert_eq(fikit_measure_add_duration(&a, 6, 1), -ENOENT);
+    fikit_measure_destroy(&a);
+    fikit_measure_destroy(&b);
+}
+
+/* Writes a valid profile, lets edit() damage its text, and expects the
+ * loader to fail with msg (a substring) and to leave the store empty. */
+static void expect_rejected(void (*edit)(char *text, size_t *len), const char *msg)
+{
+    struct fikit_measure_store st, out;
+    uint64_t k1, k2, k3;
+    fill(&st, &k1, &k2, &k3);
+    char path[512];
+    path_in_dir(path, sizeof path, "bad.profile");
+    struct fikit_err err;
+    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0);
+    FILE *f = fopen(path, "r");
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    edit(text, &len);
+    f = fopen(path, "w");
+    fwrite(text, 1, len, f);
+    fclose(f);
+    fikit_measure_init(&out);
+    int rc = fikit_profile_load(path, NULL, &out, &err);
+    cr_assert_lt(rc, 0, "damaged profile accepted");
+    cr_assert(strstr(err.msg, path) == err.msg, "error names the file: %s", err.msg);
+    cr_assert(strstr(err.msg, msg), "expected '%s' in: %s", msg, err.msg);
+    cr_assert_eq(fikit_measure_kernel_count(&out), 0, "nothing of a bad file is kept");
+    fikit_measure_destroy(&st);
+    fikit_measure_destroy(&out);
+}
+
+static void truncate_half(char *t, size_t *len) { (void)t; *len /= 2; }
+static void drop_end_line(char *t, size_t *len)
+{
+    char *e = strstr(t, "\nend ");
+    *len = (size_t)(e - t) + 1;
+}
+static void flip_digit(char *t, size_t *len)
+{
+    (void)len;
+    char *k = strstr(t, "\ngap ");
+    k[30] = k[30] == '1' ? '2' : '1'; /* inside a key: still well formed hex */
+}
+static void other_version(char *t, size_t *len)
+{
+    (void)len;
+    t[14] = '9';
+}
+static void not_a_profile(char *t, size_t *len)
+{
+    (void)len;
+    memcpy(t, "hello", 5);
+}
+static void bad_field(char *t, size_t *len)
+{
+    (void)len;
+    char *k = strstr(t, "\nkernel ");
+    char *sp = strchr(k + 8, ' '); /* after the key */
+    sp = strchr(sp + 1, ' ');      /* after the name */
+    sp[1] = 'x';
+}
+static void append_garbage(char *t, size_t *len)
+{
+    strcpy(t + *len, "kernel 1 2 3\n");
+    *len += 13;
+}
+static void empty(char *t, size_t *len) { (void)t; *len = 0; }
+
+Test(profile, rejects_truncated, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(truncate_half, "truncated");
+}
+Test(profile, rejects_missing_end, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(drop_end_line, "truncated: no end line");
+}
+Test(profile, rejects_changed_content, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(flip_digit, ":");
+}
+Test(profile, rejects_other_version, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(other_version, ":1: profile format version 9; this fikit reads version 1");
+}
+Test(profile, rejects_other_files, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(not_a_profile, ":1: not a fikit profile");
+}
+Test(profile, rejects_bad_field, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(bad_field, "bad kernel record");
+}
+Test(profile, rejects_data_after_end, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(append_garbage, "data after the end line");
+}
+Test(profile, rejects_empty, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(empty, "empty file");
+}
+
+Test(profile, missing_file_names_it)
+{
+    struct fikit_measure_store out;
+    struct fikit_err err;
+    fikit_measure_init(&out);
+    cr_assert_eq(fikit_profile_load("/nonexistent/x.profile", NULL, &out, &err), -ENOENT);
+    cr_assert_str_eq(err.msg, "/nonexistent/x.profile: No such file or directory");
+    fikit_measure_destroy(&out);
+}
+
+Test(profile, failed_save_keeps_the_old_profile, .init = make_dir, .fini = remove_dir)
+{
+    if (geteuid() == 0)
+        cr_skip_test("root ignores directory permissions; the fault tests cover a full disk");
+    struct fikit_measure_store st;
+    uint64_t k1, k2, k3;
+    fill(&st, &k1, &k2, &k3);
+    char path[512];
+    path_in_dir(path, sizeof path, "keep.profile");
+    struct fikit_err err;
+    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0);
+    chmod(dir, 0500);
+    fikit_measure_add_duration(&st, k1, 1);
+    cr_assert_lt(fikit_profile_save(path, &META, &st, &err), 0);
+    cr_assert(strstr(err.msg, "the previous profile is kept"), "%s", err.msg);
+    chmod(dir, 0700);
+    struct fikit_measure_store back;
+    fikit_measure_init(&back);
+    cr_assert_eq(fikit_profile_load(path, NULL, &back, &err), 0);
+    cr_assert_eq(fikit_measure_kernel(&back, k1)->duration.count, 100);
+    fikit_measure_destroy(&st);
+    fikit_measure_destroy(&back);
+}
+
+Test(profile, save_leaves_no_temporary_files, .init = make_dir, .fini = remove_dir)
+{
+    struct fikit_measure_store st;
+    uint64_t k1, k2, k3;
+    fill(&st, &k1, &k2, &k3);
+    char path[512];
+    path_in_dir(path, sizeof path, "sub/dir/t.profile");
+    struct fikit_err err;
+    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0, "%s", err.msg);
+    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "test $(ls %s/sub/dir | wc -l) -eq 1", dir);
+    cr_assert_eq(system(cmd), 0);
+    fikit_measure_destroy(&st);
+}

@@ -1,0 +1,109 @@
+#include "core/replay.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct fikit_replay_launch *L;
+static size_t N;
+
+static void load(const char *text)
+{
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    struct fikit_err err;
+    cr_assert_eq(fikit_replay_parse(f, "t", &L, &N, &err), 0, "%s", err.msg);
+    fclose(f);
+}
+
+static void run(enum fikit_policy policy, uint64_t cost, struct fikit_replay_result *res)
+{
+    struct fikit_sched_params p;
+    fikit_sched_params_default(&p);
+    p.policy = policy;
+    p.substrate_cost_ns = cost;
+    p.safety_margin_ns = 0;
+    struct fikit_err err;
+    cr_assert_eq(fikit_replay_run(L, N, &p, NULL, res, &err), 0, "%s", err.msg);
+}
+
+/* serve: kernel A (10 us) then a 300 us gap, then B (10 us), three times;
+ * batch: four 200 us kernels it wants to run back to back. */
+static const char *TIMELINE = "# t task prio kernel dur\n"
+                              "0 serve 0 A 10\n"
+                              "310 serve 0 B 10\n"
+                              "620 serve 0 A 10\n"
+                              "930 serve 0 B 10\n"
+                              "5 batch 9 gemm 200\n"
+                              "205 batch 9 gemm 200\n"
+                              "405 batch 9 gemm 200\n"
+                              "605 batch 9 gemm 200\n";
+
+Test(replay, fill_keeps_serve_alone_and_uses_gaps)
+{
+    load(TIMELINE);
+    struct fikit_replay_result res;
+    run(FIKIT_POLICY_FILL, 0, &res);
+    cr_assert_eq(res.ntasks, 2);
+    const struct fikit_replay_task_result *serve = &res.tasks[0], *batch = &res.tasks[1];
+    cr_assert_str_eq(serve->task, "serve");
+    cr_assert_eq(serve->delay_ns, 0, "the high-priority task runs as if alone");
+    cr_assert_gt(batch->granted_fit, 0, "the batch job filled gaps");
+    /* Every batch kernel that was granted into a gap ended before the next
+     * serve kernel began. */
+    for (size_t i = 0; i < N; i++) {
+        if (strcmp(L[i].task, "batch") || L[i].how != FIKIT_REPLAY_GRANTED ||
+            L[i].reason != FIKIT_GRANT_FIT)
+            continue;
+        for (size_t j = 0; j < N; j++)
+            if (!strcmp(L[j].task, "serve") && L[j].start_ns >= L[i].start_ns)
+                cr_assert_leq(L[i].end_ns, L[j].start_ns);
+    }
+    free(L);
+}
+
+Test(replay, passthrough_delays_serve)
+{
+    load(TIMELINE);
+    struct fikit_replay_result res;
+    run(FIKIT_POLICY_PASSTHROUGH, 0, &res);
+    cr_assert_gt(res.tasks[0].delay_ns, 0);
+    free(L);
+}
+
+Test(replay, substrate_cost_closes_the_gaps)
+{
+    load(TIMELINE);
+    struct fikit_replay_result res;
+    run(FIKIT_POLICY_FILL, 250000, &res);
+    cr_assert_eq(res.tasks[1].granted_fit, 0, "200 + 250 us fits no 300 us gap");
+    cr_assert_eq(res.tasks[0].delay_ns, 0);
+    free(L);
+}
+
+Test(replay, is_deterministic)
+{
+    load(TIMELINE);
+    struct fikit_replay_result a, b;
+    run(FIKIT_POLICY_FILL, 0, &a);
+    uint64_t ends[16];
+    for (size_t i = 0; i < N; i++)
+        ends[i] = L[i].end_ns;
+    run(FIKIT_POLICY_FILL, 0, &b);
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(L[i].end_ns, ends[i]);
+    free(L);
+}
+
+Test(replay, parse_errors_name_the_line)
+{
+    const char *bad[] = {"0 serve 0 A\n", "0 serve 12 A 5\n", "x serve 0 A 5\n"};
+    const char *want[] = {"t:1: expected", "t:1: priority 12 out of range", "t:1: expected"};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fmemopen((void *)bad[i], strlen(bad[i]), "r");
+        struct fikit_err err;
+        cr_assert_lt(fikit_replay_parse(f, "t", &L, &N, &err), 0);
+        cr_assert(strstr(err.msg, want[i]) == err.msg, "%s", err.msg);
+        fclose(f);
+    }
+}

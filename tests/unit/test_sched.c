@@ -1,0 +1,323 @@
+/* Policy scenarios: each one sets up tasks and held kernels at exact times
+ * and checks exactly what is granted, when, and why. */
+#include "core/sched.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#define US 1000ull
+#define MS 1000000ull
+
+static struct fikit_sched S;
+static struct fikit_grant G[64];
+static uint64_t wake;
+
+static void setup_with(enum fikit_policy policy, uint64_t cost, uint64_t margin)
+{
+    struct fikit_sched_params p;
+    fikit_sched_params_default(&p);
+    p.policy = policy;
+    p.substrate_cost_ns = cost;
+    p.safety_margin_ns = margin;
+    p.idle_after_ns = 10 * MS;
+    fikit_sched_init(&S, &p);
+}
+
+/* Task id launches at now a kernel that the client predicts to run dur and
+ * to be followed by a gap of exactly gap (0: unknown). */
+static void launch(uint32_t id, uint64_t now, uint64_t dur, uint64_t gap)
+{
+    struct fikit_gap_pred gp;
+    memset(&gp, 0, sizeof gp);
+    if (gap)
+        fikit_gap_pred_fixed(&gp, gap);
+    struct fikit_task_state *t = fikit_sched_task(&S, id);
+    cr_assert_not_null(t);
+    fikit_sched_note_launch(&S, id, now, fikit_busy_until(t->busy_until_ns, now, dur), &gp);
+}
+
+static void hold(uint32_t task, uint32_t ticket, uint64_t stream, uint64_t dur, uint64_t now)
+{
+    struct fikit_request r = {.task_id = task, .ticket = ticket, .stream = stream,
+                              .key = 100 + ticket, .dur_ns = dur, .posted_ns = now};
+    cr_assert_eq(fikit_sched_post(&S, &r), 0);
+}
+
+static size_t decide(uint64_t now) { return fikit_sched_decide(&S, now, G, 64, &wake); }
+
+Test(sched, best_fit_grants_longest_that_fits_in_one_level)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 5);
+    launch(1, 0, 50 * US, 300 * US); /* busy until 50 us, then a 300 us gap */
+    hold(2, 1, 1, 100 * US, 10 * US);
+    hold(2, 2, 2, 250 * US, 10 * US);
+    hold(2, 3, 3, 400 * US, 10 * US);
+    cr_assert_eq(decide(10 * US), 0, "nothing while the kernel runs");
+    cr_assert_eq(wake, 50 * US, "wakes when the gap begins");
+    size_t n = decide(50 * US);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(G[0].ticket, 2, "250 us is the longest that fits 300 us");
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FIT);
+    cr_assert_eq(G[0].room_ns, 300 * US);
+    cr_assert_eq(G[0].at_ns, 50 * US);
+    /* 50 us left: the 100 us kernel does not fit, the 400 us never will. */
+    cr_assert_eq(S.nreq, 2);
+}
+
+Test(sched, repeats_while_room_remains)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 5);
+    launch(1, 0, 10 * US, 500 * US);
+    hold(2, 1, 1, 200 * US, 0);
+    hold(2, 2, 2, 200 * US, 0);
+    hold(2, 3, 3, 200 * US, 0);
+    size_t n = decide(10 * US);
+    cr_assert_eq(n, 2, "two of 200 us fit 500 us, a third does not");
+    cr_assert_eq(S.reserved_until_ns, 410 * US);
+}
+
+Test(sched, higher_level_fitting_kernel_beats_longer_lower_one)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "etl", 3);
+    fikit_sched_add_task(&S, 3, 300, "train", 8);
+    launch(1, 0, 20 * US, 300 * US);
+    hold(3, 1, 1, 280 * US, 0); /* longer, lower level */
+    hold(2, 2, 1, 100 * US, 0); /* shorter, higher level */
+    size_t n = decide(20 * US);
+    cr_assert_geq(n, 1);
+    cr_assert_eq(G[0].task_id, 2, "level 3 is scanned before level 8");
+    cr_assert_eq(G[0].ticket, 2);
+    /* 200 us remain: the 280 us kernel still does not fit. */
+    cr_assert_eq(n, 1);
+}
+
+Test(sched, nothing_granted_mid_burst)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    hold(2, 1, 1, 30 * US, 0);
+    /* A burst: kernels back to back with 5 us gaps between them. */
+    for (uint64_t t = 0; t < 1000 * US; t += 100 * US) {
+        launch(1, t, 95 * US, 5 * US);
+        cr_assert_eq(decide(t), 0, "the kernel is running");
+        cr_assert_eq(decide(t + 96 * US), 0, "a 5 us gap fits no 30 us kernel");
+    }
+    cr_assert_eq(S.nreq, 1);
+}
+
+Test(sched, two_top_level_tasks_are_both_protected)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve-a", 0);
+    fikit_sched_add_task(&S, 2, 101, "serve-b", 0);
+    fikit_sched_add_task(&S, 3, 200, "batch", 9);
+    launch(1, 0, 10 * US, 1000 * US); /* a: long gap from 10 us */
+    launch(2, 0, 100 * US, 50 * US);  /* b: busy until 100 us, then 50 us */
+    hold(3, 1, 1, 40 * US, 0);
+    cr_assert_eq(decide(20 * US), 0, "b is still running although a is idle");
+    cr_assert_eq(decide(100 * US), 1, "both in a gap: the shared room is b's 50 us");
+    cr_assert_eq(G[0].room_ns, 50 * US);
+
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve-a", 0);
+    fikit_sched_add_task(&S, 2, 101, "serve-b", 0);
+    fikit_sched_add_task(&S, 3, 200, "batch", 9);
+    launch(1, 0, 10 * US, 1000 * US);
+    launch(2, 0, 100 * US, 50 * US);
+    hold(3, 1, 1, 60 * US, 0);
+    cr_assert_eq(decide(100 * US), 0, "60 us fits a's gap but not b's");
+}
+
+Test(sched, idle_detection_releases_held_kernels)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 1 * MS, 0);
+    cr_assert(fikit_sched_must_hold(&S, 9, 2 * MS));
+    hold(2, 1, 1, 0, 2 * MS); /* not even measured */
+    cr_assert_eq(decide(2 * MS), 0);
+    cr_assert_eq(wake, 11 * MS, "idle 10 ms after its work ended at 1 ms");
+    cr_assert_eq(decide(11 * MS - 1), 0);
+    cr_assert_eq(decide(11 * MS), 1);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FREE);
+    cr_assert_not(fikit_sched_must_hold(&S, 9, 11 * MS));
+}
+
+Test(sched, learned_idle_threshold_overrides_default)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_task(&S, 1)->idle_after_ns = 2 * MS;
+    launch(1, 0, 1 * MS, 0);
+    cr_assert(fikit_sched_must_hold(&S, 9, 3 * MS - 1));
+    cr_assert_not(fikit_sched_must_hold(&S, 9, 3 * MS));
+}
+
+Test(sched, substrate_cost_turns_fit_into_miss)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 10 * US);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 300 * US);
+    hold(2, 1, 1, 200 * US, 0);
+    cr_assert_eq(decide(10 * US), 1, "200 + 0 + 10 <= 300");
+
+    setup_with(FIKIT_POLICY_FILL, 250 * US, 10 * US);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 300 * US);
+    hold(2, 1, 1, 200 * US, 0);
+    cr_assert_eq(decide(10 * US), 0, "200 + 250 + 10 > 300");
+}
+
+Test(sched, stream_order_holds_when_later_kernel_fits_better)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 100 * US);
+    hold(2, 1, 7, 500 * US, 0); /* head of stream 7: does not fit */
+    hold(2, 2, 7, 90 * US, 0);  /* behind it: would fit */
+    cr_assert_eq(decide(10 * US), 0, "the later kernel must not overtake the head");
+    /* On another stream the same kernel may go. */
+    hold(2, 3, 8, 90 * US, 0);
+    cr_assert_eq(decide(10 * US), 1);
+    cr_assert_eq(G[0].ticket, 3);
+}
+
+Test(sched, unmeasured_kernel_waits_until_no_higher_level_is_active)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 5 * MS);
+    hold(2, 1, 1, 0, 0);
+    cr_assert_eq(decide(10 * US), 0, "a huge gap, but the duration is unknown");
+    cr_assert_eq(decide(10 * MS + 10 * US), 1, "serve turned idle");
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FREE);
+}
+
+Test(sched, strict_never_fills_gaps)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 5 * MS);
+    hold(2, 1, 1, 10 * US, 0);
+    cr_assert_eq(decide(100 * US), 0);
+    cr_assert_eq(decide(3 * MS), 0);
+}
+
+Test(sched, passthrough_grants_everything_and_never_holds)
+{
+    setup_with(FIKIT_POLICY_PASSTHROUGH, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * MS, 0);
+    cr_assert_not(fikit_sched_must_hold(&S, 9, 1 * MS));
+    hold(2, 1, 1, 10 * US, 0);
+    hold(2, 2, 1, 10 * US, 0);
+    cr_assert_eq(decide(1 * MS), 2);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_PASSTHROUGH);
+}
+
+Test(sched, top_level_itself_is_never_held)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "etl", 4);
+    fikit_sched_add_task(&S, 3, 300, "train", 9);
+    launch(2, 0, 1 * MS, 0);
+    cr_assert_not(fikit_sched_must_hold(&S, 0, 10 * US));
+    cr_assert_not(fikit_sched_must_hold(&S, 4, 10 * US), "same level as the top active one");
+    cr_assert(fikit_sched_must_hold(&S, 9, 10 * US));
+    cr_assert_eq(fikit_sched_top_level(&S, 10 * US), 4);
+}
+
+Test(sched, middle_level_fills_before_it_runs_freely)
+{
+    /* Level 0 active, level 4 and 9 hold: level 4 fills level 0's gaps
+     * first; once level 0 is idle, level 4 runs freely and 9 waits on it. */
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "etl", 4);
+    fikit_sched_add_task(&S, 3, 300, "train", 9);
+    fikit_sched_task(&S, 1)->idle_after_ns = 1 * MS;
+    launch(1, 0, 10 * US, 100 * US);
+    hold(3, 1, 1, 80 * US, 0);
+    hold(2, 2, 1, 50 * US, 0);
+    cr_assert_eq(decide(10 * US), 1);
+    cr_assert_eq(G[0].task_id, 2);
+    launch(2, 10 * US, 50 * US, 5 * MS);
+    cr_assert_eq(decide(2 * MS), 1, "serve idle: etl is now the top level and in a gap");
+    cr_assert_eq(G[0].task_id, 3);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FIT);
+}
+
+Test(sched, removed_task_drops_its_requests_and_protection)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    fikit_sched_add_task(&S, 3, 300, "batch2", 9);
+    launch(1, 0, 10 * MS, 0);
+    hold(2, 1, 1, 10 * US, 0);
+    hold(3, 2, 1, 10 * US, 0);
+    cr_assert_eq(fikit_sched_remove_task(&S, 2), 1);
+    cr_assert_eq(S.nreq, 1);
+    cr_assert_eq(decide(1 * MS), 0);
+    fikit_sched_remove_task(&S, 1); /* the high-priority task died */
+    cr_assert_eq(decide(1 * MS), 1, "held work goes at once, no time-out");
+    cr_assert_eq(G[0].task_id, 3);
+}
+
+Test(sched, reservation_carries_into_the_next_gap)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 100 * US);
+    hold(2, 1, 1, 90 * US, 0);
+    cr_assert_eq(decide(10 * US), 1);
+    /* The high-priority task comes back early; its next gap starts while
+     * the granted 90 us kernel is still predicted to run (until 100 us). */
+    launch(1, 20 * US, 10 * US, 200 * US); /* busy until 30 us, gap until 230 us */
+    hold(2, 2, 1, 60 * US, 30 * US);
+    cr_assert_eq(decide(30 * US), 1, "130 us remain after the reservation ends at 100 us");
+    cr_assert_eq(S.reserved_until_ns, 160 * US);
+    hold(2, 3, 1, 80 * US, 30 * US);
+    cr_assert_eq(decide(30 * US), 0, "only 70 us are left");
+}
+
+Test(sched, rejects_bad_levels_and_unknown_tasks)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    cr_assert_eq(fikit_sched_add_task(&S, 1, 1, "x", 10), -EINVAL);
+    cr_assert_eq(fikit_sched_add_task(&S, 1, 1, "x", -1), -EINVAL);
+    cr_assert_eq(fikit_sched_add_task(&S, 1, 1, "x", 3), 0);
+    cr_assert_eq(fikit_sched_add_task(&S, 1, 1, "x", 3), -EEXIST);
+    struct fikit_request r = {.task_id = 42};
+    cr_assert_eq(fikit_sched_post(&S, &r), -ENOENT);
+}
+
+Test(sched, release_all_empties_the_queue)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * MS, 0);
+    hold(2, 1, 1, 10 * US, 0);
+    hold(2, 2, 2, 10 * US, 0);
+    cr_assert_eq(fikit_sched_release_all(&S, 1 * MS, G, 64), 2);
+    cr_assert_eq(G[1].reason, FIKIT_GRANT_RELEASE);
+    cr_assert_eq(S.nreq, 0);
+}
