@@ -80,12 +80,52 @@ static void drop_request(struct fikit_sched *s, size_t i)
     s->nreq--;
 }
 
+static void drop_reservations(struct fikit_sched *s, uint32_t id)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->nresv; i++)
+        if (s->resv[i].task_id != id)
+            s->resv[k++] = s->resv[i];
+    s->nresv = k;
+}
+
+uint64_t fikit_sched_reserved_until(struct fikit_sched *s, uint64_t now)
+{
+    uint64_t end = now;
+    size_t k = 0;
+    for (size_t i = 0; i < s->nresv; i++) {
+        if (s->resv[i].end_ns <= now)
+            continue;
+        if (s->resv[i].end_ns > end)
+            end = s->resv[i].end_ns;
+        s->resv[k++] = s->resv[i];
+    }
+    s->nresv = k;
+    return end;
+}
+
+static void reserve(struct fikit_sched *s, uint32_t id, uint64_t end)
+{
+    if (s->nresv == FIKIT_MAX_RESERVATIONS) {
+        /* Full: merge into the latest one, keeping the total end. */
+        size_t last = 0;
+        for (size_t i = 1; i < s->nresv; i++)
+            if (s->resv[i].end_ns > s->resv[last].end_ns)
+                last = i;
+        if (end > s->resv[last].end_ns)
+            s->resv[last].end_ns = end;
+        return;
+    }
+    s->resv[s->nresv++] = (struct fikit_reservation){.task_id = id, .end_ns = end};
+}
+
 int fikit_sched_remove_task(struct fikit_sched *s, uint32_t id)
 {
     struct fikit_task_state *t = fikit_sched_task(s, id);
     if (!t)
         return 0;
     t->used = false;
+    drop_reservations(s, id);
     int dropped = 0;
     for (size_t i = 0; i < s->nreq;) {
         if (s->req[i].task_id == id) {
@@ -125,10 +165,18 @@ static uint64_t idle_deadline(const struct fikit_sched *s, const struct fikit_ta
     return end + idle_threshold(s, t);
 }
 
+bool fikit_task_is_active(uint64_t launches, uint64_t last_ns, uint64_t busy_until_ns,
+                          uint64_t idle_after_ns, uint64_t now)
+{
+    uint64_t end = busy_until_ns > last_ns ? busy_until_ns : last_ns;
+    return launches != 0 && now < end + idle_after_ns;
+}
+
 bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_task_state *t,
                              uint64_t now)
 {
-    return t->used && t->launches != 0 && now < idle_deadline(s, t);
+    return t->used && fikit_task_is_active(t->launches, t->last_launch_ns, t->busy_until_ns,
+                                           idle_threshold(s, t), now);
 }
 
 int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now)
@@ -196,9 +244,10 @@ static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
  * level, the gap is the one they all share. *wake is lowered to when the
  * answer changes by itself (a busy task's work ends, a task turns idle). */
 static uint64_t top_level_room(const struct fikit_sched *s, int top, uint64_t now,
-                               uint64_t *wake)
+                               uint64_t *wake, bool *busy)
 {
     uint64_t room = UINT64_MAX;
+    *busy = false;
     for (int i = 0; i < FIKIT_MAX_TASKS; i++) {
         const struct fikit_task_state *t = &s->tasks[i];
         if (t->level != top || !fikit_sched_task_active(s, t, now))
@@ -207,6 +256,7 @@ static uint64_t top_level_room(const struct fikit_sched *s, int top, uint64_t no
         if (now < t->busy_until_ns) {
             *wake = min64(*wake, t->busy_until_ns);
             room = 0;
+            *busy = true;
         } else {
             room = min64(room, fikit_gap_remaining(&t->gap, now - t->busy_until_ns,
                                                    s->p.gap_confidence));
@@ -219,7 +269,9 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
                           size_t max, uint64_t *wake_ns)
 {
     size_t n = 0;
+    bool busy;
     *wake_ns = UINT64_MAX;
+    s->watch_launches = false;
     if (s->p.policy == FIKIT_POLICY_PASSTHROUGH) {
         while (s->nreq && n < max)
             emit(s, 0, FIKIT_GRANT_PASSTHROUGH, now, 0, &out[n++]);
@@ -239,15 +291,16 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
         return n;
 
     if (s->p.policy == FIKIT_POLICY_STRICT) {
-        uint64_t ignored_room_wake = UINT64_MAX;
-        (void)top_level_room(s, top, now, &ignored_room_wake);
-        *wake_ns = ignored_room_wake; /* the earliest idle deadline or work end */
+        /* Only idleness matters: wake at the earliest idle deadline (a
+         * launch meanwhile only moves it later). */
+        (void)top_level_room(s, top, now, wake_ns, &busy);
         return n;
     }
 
-    uint64_t room = top_level_room(s, top, now, wake_ns);
+    uint64_t room = top_level_room(s, top, now, wake_ns, &busy);
+    uint64_t reserved_until = fikit_sched_reserved_until(s, now);
     if (room > 0) {
-        uint64_t start = s->reserved_until_ns > now ? s->reserved_until_ns : now;
+        uint64_t start = reserved_until;
         uint64_t end = now + room;
         uint64_t overhead = s->p.substrate_cost_ns + s->p.safety_margin_ns;
         uint64_t budget = end > start + overhead ? end - start - overhead : 0;
@@ -268,17 +321,20 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
             if (best == SIZE_MAX || n == max)
                 break;
             uint64_t d = s->req[best].dur_ns;
+            uint32_t grantee = s->req[best].task_id;
             emit(s, best, FIKIT_GRANT_FIT, now, end > start ? end - start : 0, &out[n++]);
             budget -= d;
             start += d;
-            s->reserved_until_ns = start;
+            reserve(s, grantee, start);
+            reserved_until = start;
         }
     }
     if (s->nreq) {
+        s->watch_launches = !busy;
         /* Room grows when granted work ends, and the remaining-gap estimate
          * moves as the gap ages: look again. */
-        if (s->reserved_until_ns > now)
-            *wake_ns = min64(*wake_ns, s->reserved_until_ns);
+        if (reserved_until > now)
+            *wake_ns = min64(*wake_ns, reserved_until);
         *wake_ns = min64(*wake_ns, now + s->p.recheck_ns);
     }
     return n;

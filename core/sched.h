@@ -96,21 +96,41 @@ struct fikit_grant {
     uint64_t at_ns;
 };
 
+/* Device time promised to a gap-filling grant: until its predicted end, the
+ * gap's room is taken. Dropped at once when the grantee's task goes. */
+struct fikit_reservation {
+    uint32_t task_id;
+    uint64_t end_ns;
+};
+
+#define FIKIT_MAX_RESERVATIONS 128
+
 struct fikit_sched {
     struct fikit_sched_params p;
     struct fikit_task_state tasks[FIKIT_MAX_TASKS];
     struct fikit_request req[FIKIT_MAX_REQUESTS]; /* in posting order */
     size_t nreq;
     uint64_t next_seq;
-    uint64_t reserved_until_ns; /* predicted end of granted lower-level work */
+    struct fikit_reservation resv[FIKIT_MAX_RESERVATIONS];
+    size_t nresv;
+    /* Set by decide: whether a new launch of the top level could allow a
+     * grant before wake_ns. False while a top task is still busy (a launch
+     * only extends that) and under strict (only idleness matters), so an
+     * arbiter need not watch launches then and may sleep until wake_ns. */
+    bool watch_launches;
 };
+
+/* The predicted end of granted lower-level work still running at now
+ * (expired reservations are dropped); now if there is none. */
+uint64_t fikit_sched_reserved_until(struct fikit_sched *s, uint64_t now);
 
 void fikit_sched_init(struct fikit_sched *s, const struct fikit_sched_params *p);
 
 /* -EINVAL for a level outside 0..9, -EEXIST, -ENOSPC. */
 int fikit_sched_add_task(struct fikit_sched *s, uint32_t id, int32_t pid, const char *name,
                          int level);
-/* Forgets the task and drops its held requests; returns how many. */
+/* Forgets the task, drops its held requests (returns how many) and frees
+ * the device time reserved for its granted kernels. */
 int fikit_sched_remove_task(struct fikit_sched *s, uint32_t id);
 struct fikit_task_state *fikit_sched_task(struct fikit_sched *s, uint32_t id);
 
@@ -126,6 +146,12 @@ static inline uint64_t fikit_busy_until(uint64_t busy_until_ns, uint64_t now, ui
     return (busy_until_ns > now ? busy_until_ns : now) + dur_ns;
 }
 
+/* Whether a task that launched `launches` kernels, the last at last_ns with
+ * work predicted to end at busy_until_ns, is active at now under an idle
+ * threshold of idle_after_ns. Shared by the scheduler and the client's
+ * own hold check, so both read activity the same way. */
+bool fikit_task_is_active(uint64_t launches, uint64_t last_ns, uint64_t busy_until_ns,
+                          uint64_t idle_after_ns, uint64_t now);
 bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_task_state *t,
                              uint64_t now);
 /* The highest-priority active level, or FIKIT_LEVELS when none is active. */

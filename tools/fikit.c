@@ -12,6 +12,9 @@ struct command {
 };
 
 static const struct command commands[] = {
+    {"status", fikit_cmd_status, "show fikitd's devices, tasks, priorities, holds and grants"},
+    {"profile", fikit_cmd_profile, "show what was measured about a task (kernels, gaps)"},
+    {"trace", fikit_cmd_trace, "record scheduling events as Perfetto/Chrome trace JSON"},
     {"replay", fikit_cmd_replay, "replay a launch timeline through the policy and print decisions"},
     {"config", fikit_cmd_config, "check fikit.ini and print the configuration in effect"},
 };

@@ -78,7 +78,7 @@ Test(sched, repeats_while_room_remains)
     hold(2, 3, 3, 200 * US, 0);
     size_t n = decide(10 * US);
     cr_assert_eq(n, 2, "two of 200 us fit 500 us, a third does not");
-    cr_assert_eq(S.reserved_until_ns, 410 * US);
+    cr_assert_eq(fikit_sched_reserved_until(&S, 10 * US), 410 * US);
 }
 
 Test(sched, higher_level_fitting_kernel_beats_longer_lower_one)
@@ -293,7 +293,7 @@ Test(sched, reservation_carries_into_the_next_gap)
     launch(1, 20 * US, 10 * US, 200 * US); /* busy until 30 us, gap until 230 us */
     hold(2, 2, 1, 60 * US, 30 * US);
     cr_assert_eq(decide(30 * US), 1, "130 us remain after the reservation ends at 100 us");
-    cr_assert_eq(S.reserved_until_ns, 160 * US);
+    cr_assert_eq(fikit_sched_reserved_until(&S, 30 * US), 160 * US);
     hold(2, 3, 1, 80 * US, 30 * US);
     cr_assert_eq(decide(30 * US), 0, "only 70 us are left");
 }
@@ -320,4 +320,44 @@ Test(sched, release_all_empties_the_queue)
     cr_assert_eq(fikit_sched_release_all(&S, 1 * MS, G, 64), 2);
     cr_assert_eq(G[1].reason, FIKIT_GRANT_RELEASE);
     cr_assert_eq(S.nreq, 0);
+}
+
+Test(sched, dead_grantee_frees_its_reservation_at_once)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    fikit_sched_add_task(&S, 3, 300, "batch2", 9);
+    launch(1, 0, 10 * US, 300 * US);
+    hold(2, 1, 1, 250 * US, 0);
+    hold(3, 2, 1, 200 * US, 0);
+    cr_assert_eq(decide(10 * US), 1);
+    cr_assert_eq(G[0].task_id, 2, "the longer one that fits");
+    cr_assert_eq(decide(20 * US), 0, "the gap is taken until 260 us");
+    fikit_sched_remove_task(&S, 2); /* killed while holding the grant */
+    cr_assert_eq(decide(20 * US), 1, "its room is free again at once");
+    cr_assert_eq(G[0].task_id, 3);
+}
+
+Test(sched, watches_launches_only_when_one_could_open_room)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 100 * US, 50 * US);
+    hold(2, 1, 1, 80 * US, 0);
+    cr_assert_eq(decide(10 * US), 0);
+    cr_assert_not(S.watch_launches, "mid-kernel: a launch only extends the busy time");
+    cr_assert_eq(wake, 100 * US);
+    cr_assert_eq(decide(100 * US), 0);
+    cr_assert(S.watch_launches, "in a gap that fits nothing: the next launch may open room");
+
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 100 * US, 50 * US);
+    hold(2, 1, 1, 80 * US, 0);
+    cr_assert_eq(decide(200 * US), 0);
+    cr_assert_not(S.watch_launches, "strict waits for idleness only");
+    cr_assert_eq(wake, 100 * US + 10 * MS);
 }

@@ -1,0 +1,62 @@
+/* Owns: the one interface between the backend-neutral interposer and a
+ * vendor API, in the spirit of the Linux DRM scheduler's
+ * drm_sched_backend_ops: every backend (CUDA, HIP, OpenCL) fills one
+ * struct fikit_backend_ops, and nothing outside backends/<api>/ knows the
+ * API's types. No policy lives behind these pointers. */
+#ifndef FIKIT_BACKENDS_BACKEND_H
+#define FIKIT_BACKENDS_BACKEND_H
+
+#include "core/kernel_id.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One launch, described in core terms by the interposer's hook. */
+struct fikit_launch_desc {
+    enum fikit_backend_kind backend;
+    void *device;       /* the backend's device (cl_device_id, CUcontext...) */
+    void *kernel;       /* the backend's kernel handle, for naming */
+    void *stream;       /* stream or queue: order is kept within one */
+    uint32_t grid[3];   /* blocks, or OpenCL global size */
+    uint32_t block[3];  /* threads per block, or OpenCL local size (0: unset) */
+    uint32_t shmem;     /* dynamic shared memory bytes */
+    const char *name;   /* set by the hook when it names the launch itself
+                         * (graphs, native kernels); else NULL: ask the backend */
+    void *launch_event; /* OpenCL: the event the enqueue produced, if any */
+};
+
+/* Timing markers of one launch, owned by the backend until released. */
+struct fikit_marker {
+    void *a;
+    void *b;
+    void *ctx;
+};
+
+struct fikit_backend_ops {
+    enum fikit_backend_kind kind;
+    const char *name;
+
+    /* The kernel's mangled name into buf. 0 or a negative errno. */
+    int (*kernel_name)(void *kernel, char *buf, size_t len);
+    /* A key stable across processes for the launch's device (two programs
+     * on one GPU must get the same key) and its model name. */
+    int (*device_identity)(const struct fikit_launch_desc *l, char *key, size_t keylen,
+                           char *model, size_t modellen);
+    /* Whether the launch's stream is being captured into a graph: then it
+     * is recorded, not run, and must be neither held nor timed. */
+    bool (*stream_capturing)(const struct fikit_launch_desc *l);
+
+    /* Timing, off the hot path: begin before the real launch, end after it
+     * (the launch's own event, where the API has one, is in l). */
+    int (*marker_begin)(const struct fikit_launch_desc *l, struct fikit_marker *m);
+    int (*marker_end)(const struct fikit_launch_desc *l, struct fikit_marker *m);
+    /* -EAGAIN until the launch completed. */
+    int (*marker_duration)(struct fikit_marker *m, uint64_t *ns);
+    /* The idle time between the end of prev and the start of next, both
+     * complete; negative if they overlapped. */
+    int (*marker_gap)(struct fikit_marker *prev, struct fikit_marker *next, int64_t *ns);
+    void (*marker_release)(struct fikit_marker *m);
+};
+
+#endif

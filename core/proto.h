@@ -1,0 +1,152 @@
+/* Owns: the control protocol between clients, the fikit tool and fikitd,
+ * over a SOCK_SEQPACKET Unix socket: one message per packet, a fixed header
+ * and a fixed-size payload per type, a file descriptor (the device's
+ * shared segment) passed with SCM_RIGHTS. fikit_proto_check() validates a
+ * received packet completely (sizes, counts, NUL-terminated strings, ranges)
+ * before anyone reads it. Launches never use this socket. */
+#ifndef FIKIT_CORE_PROTO_H
+#define FIKIT_CORE_PROTO_H
+
+#include "core/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
+#define FIKIT_PROTO_VERSION 1
+#define FIKIT_MSG_MAX 8192
+
+enum fikit_msg_type {
+    FIKIT_MSG_HELLO = 1,       /* any -> fikitd: who are you */
+    FIKIT_MSG_HELLO_OK,        /* fikitd -> any */
+    FIKIT_MSG_REGISTER,        /* client -> fikitd: a task on a device */
+    FIKIT_MSG_REGISTER_OK,     /* fikitd -> client, with the segment's fd */
+    FIKIT_MSG_ERROR,           /* fikitd -> any */
+    FIKIT_MSG_STATUS,          /* tool -> fikitd */
+    FIKIT_MSG_STATUS_DEVICE,   /* fikitd -> tool, one per device */
+    FIKIT_MSG_STATUS_TASK,     /* fikitd -> tool, one per task */
+    FIKIT_MSG_END,             /* fikitd -> tool: end of a listing */
+    FIKIT_MSG_TRACE_CTL,       /* tool -> fikitd: start, stop */
+    FIKIT_MSG_TRACE_DUMP,      /* tool -> fikitd */
+    FIKIT_MSG_TRACE_TASK,      /* fikitd -> tool: who a slot is */
+    FIKIT_MSG_TRACE_EVENTS,    /* fikitd -> tool: a chunk of events */
+    FIKIT_MSG_OK,              /* fikitd -> tool */
+    FIKIT_MSG_TYPE_MAX
+};
+
+struct fikit_msg_hdr {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t type;
+    uint32_t len; /* payload bytes after the header */
+    uint32_t pad;
+};
+
+struct fikit_msg_hello_ok {
+    int32_t pid;
+    uint32_t ndevices;
+    uint64_t generation;
+    char version[32];
+    char config[256];
+};
+
+#define FIKIT_REGISTER_MEASURE 1u
+
+struct fikit_msg_register {
+    char task[64];
+    int32_t level;     /* requested, 0..9 */
+    uint32_t flags;
+    uint32_t backend;  /* enum fikit_backend_kind */
+    uint32_t pad;
+    char device_key[128];
+    char device_model[128];
+};
+
+struct fikit_msg_register_ok {
+    uint32_t slot;
+    int32_t level;           /* granted: may be lower than asked ([limits]) */
+    int32_t requested_level;
+    uint32_t device_index;
+    uint64_t generation;
+    uint64_t shm_size;
+};
+
+struct fikit_msg_error {
+    int32_t code; /* negative errno */
+    uint32_t pad;
+    char text[256];
+};
+
+struct fikit_msg_status_device {
+    uint32_t index;
+    int32_t top_level;   /* FIKIT_LEVELS: none active */
+    uint32_t policy;
+    uint32_t ntasks;
+    uint64_t substrate_cost_ns;
+    uint64_t safety_margin_ns;
+    uint64_t held_now;
+    uint64_t grants_free, grants_fit, grants_other;
+    uint32_t trace_on;
+    uint32_t pad;
+    char key[128];
+    char model[128];
+};
+
+struct fikit_msg_status_task {
+    uint32_t device_index;
+    uint32_t slot;
+    int32_t pid;
+    int32_t level;
+    int32_t requested_level;
+    uint32_t uid;
+    uint32_t active;
+    uint32_t pad;
+    uint64_t launches, holds, grants, held_now;
+    uint64_t idle_after_ns;
+    char name[64];
+};
+
+enum fikit_trace_op { FIKIT_TRACE_STOP = 0, FIKIT_TRACE_START = 1 };
+
+struct fikit_msg_trace_ctl {
+    uint32_t op;
+    uint32_t pad;
+};
+
+struct fikit_msg_trace_task {
+    uint32_t device_index;
+    int32_t slot;
+    int32_t level;
+    int32_t pid;
+    char name[64];
+    char device_model[128];
+};
+
+#define FIKIT_TRACE_CHUNK 96
+
+struct fikit_msg_trace_events {
+    uint32_t device_index;
+    uint32_t n;
+    struct fikit_trace_event ev[FIKIT_TRACE_CHUNK];
+};
+
+/* The payload size of a message type (variable-length types: the maximum). */
+size_t fikit_proto_payload_size(uint16_t type);
+
+/* Validates a received packet. Returns 0 and *type, or -EPROTO with the
+ * reason in why (if not NULL). */
+int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **why);
+
+/* Sends one message (and fd_to_pass if >= 0). Returns 0 or -errno. */
+int fikit_proto_send(int sock, uint16_t type, const void *payload, size_t len, int fd_to_pass);
+/* Receives one validated message into buf (FIKIT_MSG_MAX bytes); a passed
+ * fd goes to *fd_out (else -1). timeout_ms < 0 waits forever. Returns the
+ * payload length, -ETIMEDOUT, -ECONNRESET on hang-up, -EPROTO. */
+int fikit_proto_recv(int sock, void *buf, uint16_t *type, int *fd_out, int timeout_ms);
+/* The payload of a received buffer. */
+static inline void *fikit_proto_payload(void *buf) { return (char *)buf + sizeof(struct fikit_msg_hdr); }
+
+/* Connects to the daemon's socket. Returns the fd or -errno. */
+int fikit_proto_connect(const char *path);
+
+#endif

@@ -1,0 +1,190 @@
+#include "core/shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int fikit_shm_create(const char *device_key, const char *device_model, uint64_t generation,
+                     int *fd_out, struct fikit_shm **out)
+{
+    int fd = memfd_create("fikit-device", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return -errno;
+    if (ftruncate(fd, (off_t)FIKIT_SHM_SIZE) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    /* Nobody may resize it under the mappings. */
+    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    struct fikit_shm *shm = mmap(NULL, FIKIT_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (shm == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    memset(&shm->hdr, 0, sizeof shm->hdr);
+    shm->hdr.magic = FIKIT_SHM_MAGIC;
+    shm->hdr.version = FIKIT_SHM_VERSION;
+    shm->hdr.nslots = FIKIT_SHM_SLOTS;
+    shm->hdr.size = FIKIT_SHM_SIZE;
+    shm->hdr.generation = generation;
+    snprintf(shm->hdr.device_key, sizeof shm->hdr.device_key, "%s", device_key);
+    snprintf(shm->hdr.device_model, sizeof shm->hdr.device_model, "%s", device_model);
+    atomic_store(&shm->hdr.daemon_state, FIKIT_DAEMON_RUNNING);
+    *fd_out = fd;
+    *out = shm;
+    return 0;
+}
+
+int fikit_shm_map(int fd, struct fikit_shm **out)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    if ((uint64_t)st.st_size != FIKIT_SHM_SIZE)
+        return -EPROTO;
+    struct fikit_shm *shm = mmap(NULL, FIKIT_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (shm == MAP_FAILED)
+        return -errno;
+    if (shm->hdr.magic != FIKIT_SHM_MAGIC || shm->hdr.version != FIKIT_SHM_VERSION ||
+        shm->hdr.size != FIKIT_SHM_SIZE || shm->hdr.nslots != FIKIT_SHM_SLOTS) {
+        munmap(shm, FIKIT_SHM_SIZE);
+        return -EPROTO;
+    }
+    *out = shm;
+    return 0;
+}
+
+void fikit_shm_unmap(struct fikit_shm *shm)
+{
+    if (shm)
+        munmap(shm, FIKIT_SHM_SIZE);
+}
+
+/* Field by field with relaxed atomics: the seqlock orders them, and no
+ * reader or race detector ever sees a torn 64-bit value. */
+static void copy_launch(struct fikit_shm_launch *dst, const struct fikit_shm_launch *src)
+{
+    __atomic_store_n(&dst->launches, __atomic_load_n(&src->launches, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(&dst->last_launch_ns, __atomic_load_n(&src->last_launch_ns, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&dst->busy_until_ns, __atomic_load_n(&src->busy_until_ns, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&dst->last_key, __atomic_load_n(&src->last_key, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(&dst->idle_after_ns, __atomic_load_n(&src->idle_after_ns, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+    for (int i = 0; i < FIKIT_GAP_POINTS; i++)
+        __atomic_store_n(&dst->gap.q_ns[i], __atomic_load_n(&src->gap.q_ns[i], __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
+}
+
+static void pub_lock(struct fikit_shm_slot *slot)
+{
+    while (atomic_exchange_explicit(&slot->pub_lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&slot->pub_lock, memory_order_relaxed))
+            __builtin_ia32_pause();
+}
+
+static void pub_write(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub)
+{
+    uint64_t seq = atomic_load_explicit(&slot->pub_seq, memory_order_relaxed);
+    atomic_store_explicit(&slot->pub_seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    copy_launch(&slot->pub, pub);
+    atomic_store_explicit(&slot->pub_seq, seq + 2, memory_order_release);
+}
+
+void fikit_shm_publish(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub)
+{
+    pub_lock(slot);
+    pub_write(slot, pub);
+    atomic_store_explicit(&slot->pub_lock, 0, memory_order_release);
+}
+
+uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uint64_t dur_ns,
+                                  uint64_t key, const struct fikit_gap_pred *gap,
+                                  uint64_t idle_after_ns)
+{
+    pub_lock(slot);
+    struct fikit_shm_launch p;
+    copy_launch(&p, &slot->pub);
+    p.launches++;
+    p.last_launch_ns = now;
+    p.busy_until_ns = fikit_busy_until(p.busy_until_ns, now, dur_ns);
+    p.last_key = key;
+    p.idle_after_ns = idle_after_ns;
+    p.gap = *gap;
+    pub_write(slot, &p);
+    atomic_store_explicit(&slot->pub_lock, 0, memory_order_release);
+    return p.busy_until_ns;
+}
+
+bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out)
+{
+    for (int tries = 0; tries < 64; tries++) {
+        uint64_t s1 = atomic_load_explicit(&slot->pub_seq, memory_order_acquire);
+        if (s1 & 1) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        copy_launch(out, &slot->pub);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&slot->pub_seq, memory_order_relaxed) == s1)
+            return true;
+    }
+    return false;
+}
+
+int fikit_futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000ull),
+                          .tv_nsec = (long)(timeout_ns % 1000000000ull)};
+    long rc = syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT, expected,
+                      timeout_ns == UINT64_MAX ? NULL : &ts, NULL, 0);
+    return rc == 0 ? 0 : -errno;
+}
+
+void fikit_futex_wake(_Atomic uint32_t *addr, int n)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, n, NULL, NULL, 0);
+}
+
+void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
+                     const struct fikit_trace_event *ev)
+{
+    if (!atomic_load_explicit(&shm->hdr.trace_on, memory_order_relaxed))
+        return;
+    uint64_t i = atomic_fetch_add_explicit(&slot->trace_head, 1, memory_order_acq_rel);
+    struct fikit_trace_event *e = &slot->trace[i % FIKIT_SHM_TRACE];
+    __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
+    atomic_thread_fence(memory_order_release);
+    e->t_ns = ev->t_ns;
+    e->key = ev->key;
+    e->a = ev->a;
+    e->b = ev->b;
+    e->c = ev->c;
+    e->type = ev->type;
+    e->slot = ev->slot;
+    e->reason = ev->reason;
+    e->level = ev->level;
+    __atomic_store_n(&e->seq, i + 1, __ATOMIC_RELEASE);
+}
+
+bool fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
+                          struct fikit_trace_event *out)
+{
+    const struct fikit_trace_event *e = &slot->trace[i % FIKIT_SHM_TRACE];
+    if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != i + 1)
+        return false;
+    memcpy(out, (const void *)e, sizeof *out);
+    atomic_thread_fence(memory_order_acquire);
+    return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == i + 1;
+}

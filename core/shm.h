@@ -1,0 +1,144 @@
+/* Owns: the layout of the shared-memory segment of one device, its
+ * creation (fikitd) and mapping and validation (clients), and the seqlock
+ * through which a client publishes its launches without a system call.
+ *
+ * One segment per device, a memfd created by fikitd and handed to each
+ * client over the control socket. Each registered task owns one slot: it
+ * writes its launch publication, its held launches (waiters) and, while
+ * tracing, its trace ring; fikitd writes the slot header and the grants.
+ * fikitd validates everything it reads from a slot before use. */
+#ifndef FIKIT_CORE_SHM_H
+#define FIKIT_CORE_SHM_H
+
+#include "core/gap.h"
+#include "core/sched.h"
+#include "core/trace.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FIKIT_SHM_MAGIC 0x314d53544b4946ull /* "FIKTSM1" */
+#define FIKIT_SHM_VERSION 1
+#define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
+#define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
+#define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
+
+enum fikit_daemon_state {
+    FIKIT_DAEMON_RUNNING = 1,
+    FIKIT_DAEMON_STOPPED = 2, /* clients fall back to passthrough */
+};
+
+enum fikit_slot_state {
+    FIKIT_SLOT_FREE = 0,
+    FIKIT_SLOT_ACTIVE = 1,
+};
+
+enum fikit_waiter_state {
+    FIKIT_WAITER_FREE = 0,
+    FIKIT_WAITER_CLAIMED = 4, /* client: being filled in */
+    FIKIT_WAITER_POSTED = 1,  /* client: please decide */
+    FIKIT_WAITER_QUEUED = 2,  /* daemon: in the scheduler's queue */
+    FIKIT_WAITER_GRANTED = 3, /* daemon: go */
+};
+
+struct fikit_shm_waiter {
+    _Atomic uint32_t state;
+    _Atomic uint32_t futex;   /* 0 while held; set to 1 with the grant, then woken */
+    uint32_t grant_reason;
+    uint32_t pad;
+    uint64_t stream;
+    uint64_t key;
+    uint64_t dur_ns;
+    uint64_t posted_ns;
+    uint64_t granted_ns;
+};
+
+/* What a client publishes about its last launch. Written under the slot's
+ * seqlock by the client, read by fikitd and by other clients. */
+struct fikit_shm_launch {
+    uint64_t launches;
+    uint64_t last_launch_ns;
+    uint64_t busy_until_ns;
+    uint64_t last_key;
+    uint64_t idle_after_ns; /* learned; 0 = unknown */
+    struct fikit_gap_pred gap;
+};
+
+struct fikit_shm_slot {
+    /* written by fikitd */
+    _Atomic uint32_t state;
+    int32_t level;
+    int32_t pid;
+    uint32_t task_id;
+    char name[64];
+
+    /* written by the client */
+    _Atomic uint32_t pub_lock; /* between the client's own threads only */
+    _Atomic uint64_t pub_seq;  /* seqlock: odd while a publication is written */
+    struct fikit_shm_launch pub;
+    _Atomic uint64_t holds;
+    _Atomic uint64_t grants;
+    _Atomic uint64_t waiters_posted; /* bumped on every post: fikitd's hint */
+    struct fikit_shm_waiter waiters[FIKIT_SHM_WAITERS];
+    _Atomic uint64_t trace_head; /* total events written; ring index = head % size */
+    struct fikit_trace_event trace[FIKIT_SHM_TRACE];
+};
+
+struct fikit_shm_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nslots;
+    uint64_t size;
+    uint64_t generation;          /* fikitd's start time: a restarted daemon differs */
+    _Atomic uint32_t daemon_state;
+    _Atomic uint32_t arbiter_futex; /* bumped and woken by a client that posts */
+    _Atomic uint32_t level_mask;  /* bit L: a registered task has level L */
+    _Atomic uint32_t trace_on;    /* clients write their trace ring while set */
+    _Atomic uint32_t policy;      /* enum fikit_policy */
+    uint32_t pad;
+    _Atomic uint64_t idle_after_ns; /* threshold for tasks that learned none */
+    char device_key[128];
+    char device_model[128];
+};
+
+struct fikit_shm {
+    struct fikit_shm_header hdr;
+    struct fikit_shm_slot slots[FIKIT_SHM_SLOTS];
+};
+
+#define FIKIT_SHM_SIZE sizeof(struct fikit_shm)
+
+/* fikitd: a sealed memfd of the right size, mapped read-write. */
+int fikit_shm_create(const char *device_key, const char *device_model, uint64_t generation,
+                     int *fd_out, struct fikit_shm **out);
+/* client: maps a segment received from fikitd and checks its header. */
+int fikit_shm_map(int fd, struct fikit_shm **out);
+void fikit_shm_unmap(struct fikit_shm *shm);
+
+/* The client's publication of one launch (its threads serialise on
+ * pub_lock; no system call). */
+void fikit_shm_publish(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub);
+/* The launch path's publication: under the slot's lock, counts the launch,
+ * extends the predicted busy time by dur_ns from now, and records what gap
+ * is expected after it. Returns the new predicted end of the task's work. */
+uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uint64_t dur_ns,
+                                  uint64_t key, const struct fikit_gap_pred *gap,
+                                  uint64_t idle_after_ns);
+/* A consistent copy of a slot's publication; false if it kept changing. */
+bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out);
+
+/* Futex wait/wake on a word of the shared segment (across processes). */
+int fikit_futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns);
+void fikit_futex_wake(_Atomic uint32_t *addr, int n);
+
+/* Appends to a slot's trace ring if tracing is on. */
+void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
+                     const struct fikit_trace_event *ev);
+/* Reads ring entry i (a count, not an index); false if it was overwritten
+ * or is being written. */
+bool fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
+                          struct fikit_trace_event *out);
+
+#endif

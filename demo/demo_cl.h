@@ -1,0 +1,149 @@
+/* Shared by the demo programs: OpenCL setup, the kernel, and its exact
+ * check. The kernel applies rounds of a 32-bit linear congruential map to
+ * every element; any number of rounds is again such a map (x -> A x + C),
+ * so the host checks every output element exactly in O(n). */
+#ifndef FIKIT_DEMO_CL_H
+#define FIKIT_DEMO_CL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define LCG_A 1664525u
+#define LCG_C 1013904223u
+
+/* DEMO_LAYERS kernels, layer0..layer15, doing the same work: a service
+ * runs one per step of a request, as a network runs one per layer, so each
+ * step is a distinct kernel to fikit. */
+#define DEMO_LAYERS 16
+#define DEMO_KERNEL(n)                                                                             \
+    "__kernel void " n "(__global uint *x, uint n) {\n"                                           \
+    "    size_t i = get_global_id(0);\n"                                                          \
+    "    uint v = x[i];\n"                                                                        \
+    "    for (uint k = 0; k < n; k++)\n"                                                          \
+    "        v = v * 1664525u + 1013904223u;\n"                                                   \
+    "    x[i] = v;\n"                                                                             \
+    "}\n"
+static const char *demo_kernel_source =
+    DEMO_KERNEL("rounds") DEMO_KERNEL("layer0") DEMO_KERNEL("layer1") DEMO_KERNEL("layer2")
+    DEMO_KERNEL("layer3") DEMO_KERNEL("layer4") DEMO_KERNEL("layer5") DEMO_KERNEL("layer6")
+    DEMO_KERNEL("layer7") DEMO_KERNEL("layer8") DEMO_KERNEL("layer9") DEMO_KERNEL("layer10")
+    DEMO_KERNEL("layer11") DEMO_KERNEL("layer12") DEMO_KERNEL("layer13") DEMO_KERNEL("layer14")
+    DEMO_KERNEL("layer15");
+
+/* (A, C) of n rounds. */
+static inline void demo_affine(uint64_t n, uint32_t *A, uint32_t *C)
+{
+    uint32_t ra = 1, rc = 0, ba = LCG_A, bc = LCG_C;
+    while (n) {
+        if (n & 1) { /* r = b o r */
+            rc = ba * rc + bc;
+            ra = ba * ra;
+        }
+        bc = ba * bc + bc; /* b = b o b */
+        ba = ba * ba;
+        n >>= 1;
+    }
+    *A = ra;
+    *C = rc;
+}
+
+#define DEMO_CHECK(call)                                                                          \
+    do {                                                                                           \
+        cl_int e_ = (call);                                                                        \
+        if (e_ != CL_SUCCESS) {                                                                    \
+            fprintf(stderr, "%s:%d: %s failed: OpenCL error %d\n", __FILE__, __LINE__, #call, e_); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+struct demo_cl {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context ctx;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernel;               /* "rounds" */
+    cl_kernel layer[DEMO_LAYERS];   /* "layer0".. */
+    char device_name[128];
+};
+
+static inline void demo_cl_open(struct demo_cl *d)
+{
+    cl_uint n = 0;
+    cl_int err;
+    DEMO_CHECK(clGetPlatformIDs(1, &d->platform, &n));
+    if (n == 0) {
+        fprintf(stderr, "no OpenCL platform (install pocl-opencl-icd)\n");
+        exit(1);
+    }
+    DEMO_CHECK(clGetDeviceIDs(d->platform, CL_DEVICE_TYPE_DEFAULT, 1, &d->device, NULL));
+    clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof d->device_name, d->device_name, NULL);
+    d->ctx = clCreateContext(NULL, 1, &d->device, NULL, NULL, &err);
+    DEMO_CHECK(err);
+    d->queue = clCreateCommandQueue(d->ctx, d->device, 0, &err);
+    DEMO_CHECK(err);
+    d->program = clCreateProgramWithSource(d->ctx, 1, &demo_kernel_source, NULL, &err);
+    DEMO_CHECK(err);
+    if (clBuildProgram(d->program, 1, &d->device, "", NULL, NULL) != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(d->program, d->device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+        fprintf(stderr, "kernel build failed:\n%s\n", log);
+        exit(1);
+    }
+    d->kernel = clCreateKernel(d->program, "rounds", &err);
+    DEMO_CHECK(err);
+    for (int i = 0; i < DEMO_LAYERS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "layer%d", i);
+        d->layer[i] = clCreateKernel(d->program, name, &err);
+        DEMO_CHECK(err);
+    }
+}
+
+static inline void demo_cl_close(struct demo_cl *d)
+{
+    clReleaseKernel(d->kernel);
+    for (int i = 0; i < DEMO_LAYERS; i++)
+        clReleaseKernel(d->layer[i]);
+    clReleaseProgram(d->program);
+    clReleaseCommandQueue(d->queue);
+    clReleaseContext(d->ctx);
+}
+
+static inline double demo_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void demo_sleep_until(double t)
+{
+    double now = demo_now_s();
+    if (t <= now)
+        return;
+    struct timespec ts = {.tv_sec = (time_t)(t - now), .tv_nsec = (long)(((t - now) - (double)(time_t)(t - now)) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile of sorted values (nearest rank). */
+static inline double demo_quantile(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return 0;
+    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
+    return sorted[i < n ? i : n - 1];
+}
+
+#endif

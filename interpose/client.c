@@ -1,0 +1,349 @@
+#include "interpose/client.h"
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/profile.h"
+#include "core/proto.h"
+#include "interpose/learn.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct fikit_client fikit_client = {.lock = PTHREAD_MUTEX_INITIALIZER, .sock = -1};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void after_fork_child(void)
+{
+    /* The child is a new task: it registers under its own pid at its first
+     * launch. The parent's registrations and learner are not its own. */
+    struct fikit_client *c = &fikit_client;
+    pthread_mutex_init(&c->lock, NULL);
+    if (c->sock >= 0)
+        close(c->sock);
+    c->sock = -1;
+    atomic_store(&c->ndevs, 0);
+    atomic_store(&c->daemon_lost, false);
+    fikit_learn_after_fork();
+}
+
+static void init_once_fn(void)
+{
+    struct fikit_client *c = &fikit_client;
+    struct fikit_err err;
+    const char *lvl = getenv("FIKIT_LOG");
+    if (fikit_config_load(NULL, &c->cfg, &err) != 0) {
+        fikit_warn("%s; running unscheduled (passthrough)", err.msg);
+        c->disabled = true;
+        return;
+    }
+    enum fikit_log_level level = c->cfg.log_level;
+    if (lvl)
+        fikit_log_parse_level(lvl, &level);
+    fikit_log_set_level(level);
+
+    const char *task = getenv("FIKIT_TASK");
+    if (task && fikit_task_name_valid(task)) {
+        snprintf(c->task, sizeof c->task, "%s", task);
+    } else {
+        /* Without fikit-launch: the program's name. */
+        char comm[64] = "program";
+        FILE *f = fopen("/proc/self/comm", "re");
+        if (f) {
+            if (fgets(comm, sizeof comm, f))
+                comm[strcspn(comm, "\n")] = '\0';
+            fclose(f);
+        }
+        for (char *p = comm; *p; p++)
+            if (!fikit_task_name_valid((char[]){*p, 0}))
+                *p = '_';
+        snprintf(c->task, sizeof c->task, "%s", comm[0] ? comm : "program");
+    }
+    const struct fikit_task_conf *tc = fikit_config_task(&c->cfg, c->task);
+    c->priority = tc ? tc->priority : c->cfg.default_priority;
+    const char *prio = getenv("FIKIT_PRIORITY");
+    if (prio && *prio) {
+        char *end;
+        long v = strtol(prio, &end, 10);
+        if (!*end && v >= 0 && v < FIKIT_LEVELS)
+            c->priority = (int)v;
+        else
+            fikit_warn("FIKIT_PRIORITY=%s is not a priority from 0 to 9; using %d", prio,
+                       c->priority);
+    }
+    const char *measure = getenv("FIKIT_MEASURE");
+    c->measure = measure && strcmp(measure, "1") == 0;
+    c->backend = c->cfg.backend;
+    const char *be = getenv("FIKIT_BACKEND");
+    if (be && *be && fikit_backend_choice_parse(be, &c->backend))
+        fikit_warn("FIKIT_BACKEND=%s is not one of %s; using %s", be, FIKIT_BACKEND_CHOICE_NAMES,
+                   fikit_backend_choice_name(c->backend));
+    c->sample_period = c->cfg.sample_rate > 0 ? (uint32_t)(1.0 / c->cfg.sample_rate + 0.5) : 0;
+    if (c->sample_period == 0 && c->cfg.sample_rate > 0)
+        c->sample_period = 1;
+    atomic_store(&c->sample_countdown, c->sample_period);
+    fikit_config_socket_path(&c->cfg, c->socket_path, sizeof c->socket_path);
+    pthread_atfork(NULL, NULL, after_fork_child);
+    fikit_debug("task %s, priority %d%s, backend %s, socket %s", c->task, c->priority,
+                c->measure ? ", measuring" : "", fikit_backend_choice_name(c->backend), c->socket_path);
+}
+
+void fikit_client_init(void) { pthread_once(&init_once, init_once_fn); }
+
+bool fikit_client_wants(enum fikit_backend_kind kind)
+{
+    fikit_client_init();
+    switch (fikit_client.backend) {
+    case FIKIT_BACKEND_CHOICE_AUTO: return true;
+    case FIKIT_BACKEND_CHOICE_CUDA: return kind == FIKIT_BACKEND_CUDA;
+    case FIKIT_BACKEND_CHOICE_HIP: return kind == FIKIT_BACKEND_HIP;
+    case FIKIT_BACKEND_CHOICE_OPENCL: return kind == FIKIT_BACKEND_OPENCL;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------- registration */
+
+static void warn_missing(struct fikit_client *c, int err)
+{
+    if (c->warned_missing)
+        return;
+    c->warned_missing = true;
+    fikit_warn("cannot reach fikitd at %s (%s): task %s runs unscheduled (passthrough)",
+               c->socket_path, strerror(-err), c->task);
+}
+
+/* Connects if needed. Called with c->lock held. */
+static int ensure_connected(struct fikit_client *c)
+{
+    if (c->sock >= 0)
+        return 0;
+    int fd = fikit_proto_connect(c->socket_path);
+    if (fd < 0)
+        return fd;
+    c->sock = fd;
+    return 0;
+}
+
+static int do_register(struct fikit_client *c, struct fikit_client_device *d,
+                       struct fikit_registration **out)
+{
+    struct fikit_msg_register m = {.level = c->priority, .backend = d->ops->kind,
+                                   .flags = c->measure ? FIKIT_REGISTER_MEASURE : 0};
+    snprintf(m.task, sizeof m.task, "%s", c->task);
+    snprintf(m.device_key, sizeof m.device_key, "%s", d->key);
+    snprintf(m.device_model, sizeof m.device_model, "%s", d->model);
+    int rc = fikit_proto_send(c->sock, FIKIT_MSG_REGISTER, &m, sizeof m, -1);
+    if (rc)
+        return rc;
+    char buf[FIKIT_MSG_MAX];
+    uint16_t type;
+    int fd = -1;
+    rc = fikit_proto_recv(c->sock, buf, &type, &fd, 5000);
+    if (rc < 0)
+        return rc;
+    if (type == FIKIT_MSG_ERROR) {
+        const struct fikit_msg_error *e = fikit_proto_payload(buf);
+        fikit_warn("fikitd refused task %s on %s: %s", c->task, d->key, e->text);
+        if (fd >= 0)
+            close(fd);
+        return e->code;
+    }
+    if (type != FIKIT_MSG_REGISTER_OK || fd < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -EPROTO;
+    }
+    const struct fikit_msg_register_ok *ok = fikit_proto_payload(buf);
+    struct fikit_shm *shm;
+    rc = fikit_shm_map(fd, &shm);
+    close(fd);
+    if (rc)
+        return rc;
+    if (ok->slot >= FIKIT_SHM_SLOTS) {
+        fikit_shm_unmap(shm);
+        return -EPROTO;
+    }
+    struct fikit_registration *r = calloc(1, sizeof *r);
+    if (!r) {
+        fikit_shm_unmap(shm);
+        return -ENOMEM;
+    }
+    r->shm = shm;
+    r->slot = &shm->slots[ok->slot];
+    r->slot_index = (int)ok->slot;
+    r->level = ok->level;
+    r->generation = ok->generation;
+    if (ok->level != ok->requested_level)
+        fikit_warn("task %s asked for priority %d; fikit.ini [limits] allows this user %d at most: "
+                   "running at %d", c->task, ok->requested_level, ok->level, ok->level);
+    *out = r;
+    return 0;
+}
+
+static void load_profile(struct fikit_client *c, struct fikit_client_device *d)
+{
+    char dir[PATH_MAX];
+    if (fikit_config_profile_dir(&c->cfg, dir, sizeof dir) ||
+        fikit_profile_path(d->profile_path, sizeof d->profile_path, dir, c->task, d->model)) {
+        d->profile_path[0] = '\0';
+        return;
+    }
+    if (c->measure)
+        return; /* a measuring run starts afresh */
+    struct fikit_err err;
+    struct fikit_profile_meta meta;
+    int rc = fikit_profile_load(d->profile_path, &meta, &d->store, &err);
+    if (rc == 0) {
+        fikit_predictor_load(d->pred, &d->store);
+        atomic_store(&d->idle_after_ns, fikit_measure_max_gap(&d->store));
+        fikit_debug("loaded %s: %zu kernels, %zu gaps", d->profile_path,
+                    fikit_measure_kernel_count(&d->store), fikit_measure_gap_count(&d->store));
+    } else if (rc != -ENOENT) {
+        fikit_warn("%s; continuing without this profile", err.msg);
+    }
+}
+
+struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *ops,
+                                                const struct fikit_launch_desc *l)
+{
+    struct fikit_client *c = &fikit_client;
+    int n = atomic_load_explicit(&c->ndevs, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (c->devs[i]->handle == l->device && c->devs[i]->ops == ops)
+            return c->devs[i];
+    if (c->disabled)
+        return NULL;
+
+    pthread_mutex_lock(&c->lock);
+    n = atomic_load(&c->ndevs);
+    for (int i = 0; i < n; i++) {
+        if (c->devs[i]->handle == l->device && c->devs[i]->ops == ops) {
+            pthread_mutex_unlock(&c->lock);
+            return c->devs[i];
+        }
+    }
+    struct fikit_client_device *d = NULL;
+    if (n == FIKIT_CLIENT_MAX_DEVICES)
+        goto out;
+    d = calloc(1, sizeof *d);
+    if (!d)
+        goto out;
+    d->ops = ops;
+    d->handle = l->device;
+    d->level = c->priority;
+    pthread_mutex_init(&d->store_lock, NULL);
+    d->pred = fikit_predictor_new();
+    if (!d->pred || fikit_measure_init(&d->store) ||
+        ops->device_identity(l, d->key, sizeof d->key, d->model, sizeof d->model)) {
+        fikit_predictor_free(d->pred);
+        free(d);
+        d = NULL;
+        goto out;
+    }
+    load_profile(c, d);
+    int rc = ensure_connected(c);
+    struct fikit_registration *r = NULL;
+    if (rc == 0)
+        rc = do_register(c, d, &r);
+    if (rc == 0) {
+        atomic_store(&d->reg, r);
+        d->level = r->level;
+        fikit_debug("registered on %s (%s) in slot %d at priority %d", d->key, d->model,
+                    r->slot_index, r->level);
+    } else if (rc == -ENOENT || rc == -ECONNREFUSED || rc == -ENOTCONN || rc == -ECONNRESET ||
+               rc == -EACCES || rc == -ETIMEDOUT) {
+        warn_missing(c, rc);
+        if (c->sock >= 0) {
+            close(c->sock);
+            c->sock = -1;
+        }
+        atomic_store(&c->daemon_lost, true);
+    }
+    c->devs[n] = d;
+    atomic_store_explicit(&c->ndevs, n + 1, memory_order_release);
+    fikit_learn_start();
+out:
+    pthread_mutex_unlock(&c->lock);
+    return d;
+}
+
+/* ------------------------------------------------------------- liveness */
+
+void fikit_client_check_daemon(void)
+{
+    struct fikit_client *c = &fikit_client;
+    static uint64_t next_try;
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load(&c->daemon_lost) && c->sock >= 0) {
+        struct pollfd p = {.fd = c->sock, .events = POLLRDHUP};
+        bool stopped = false;
+        for (int i = 0; i < atomic_load(&c->ndevs); i++) {
+            struct fikit_registration *r = atomic_load(&c->devs[i]->reg);
+            if (r && atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING)
+                stopped = true;
+        }
+        if (stopped || (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR)))) {
+            fikit_warn("fikitd went away: task %s runs unscheduled (passthrough) until it is back",
+                       c->task);
+            atomic_store(&c->daemon_lost, true);
+            for (int i = 0; i < atomic_load(&c->ndevs); i++)
+                atomic_store(&c->devs[i]->reg, NULL);
+            close(c->sock);
+            c->sock = -1;
+            next_try = fikit_now_ns() + FIKIT_NS_PER_S;
+        }
+    } else if (atomic_load(&c->daemon_lost) && fikit_now_ns() >= next_try) {
+        /* Rejoin a (new) daemon. Old mappings stay: a launch may read them. */
+        next_try = fikit_now_ns() + FIKIT_NS_PER_S;
+        if (ensure_connected(c) == 0) {
+            int joined = 0, n = atomic_load(&c->ndevs);
+            for (int i = 0; i < n; i++) {
+                struct fikit_registration *r = NULL;
+                if (do_register(c, c->devs[i], &r) == 0) {
+                    c->devs[i]->level = r->level;
+                    atomic_store(&c->devs[i]->reg, r);
+                    joined++;
+                }
+            }
+            if (joined == n) {
+                atomic_store(&c->daemon_lost, false);
+                if (n)
+                    fikit_warn("fikitd is back: task %s is scheduled again", c->task);
+            } else {
+                close(c->sock);
+                c->sock = -1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+void fikit_client_save_profiles(bool force)
+{
+    struct fikit_client *c = &fikit_client;
+    int n = atomic_load(&c->ndevs);
+    for (int i = 0; i < n; i++) {
+        struct fikit_client_device *d = c->devs[i];
+        pthread_mutex_lock(&d->store_lock);
+        if (d->profile_path[0] && (d->dirty || (force && c->measure))) {
+            struct fikit_profile_meta meta = {.backend = d->ops->kind};
+            snprintf(meta.task, sizeof meta.task, "%.63s", c->task);
+            snprintf(meta.device_model, sizeof meta.device_model, "%.127s", d->model);
+            struct fikit_err err;
+            if (fikit_profile_save(d->profile_path, &meta, &d->store, &err) == 0) {
+                d->dirty = false;
+                d->saved_ns = fikit_now_ns();
+                fikit_debug("saved %s", d->profile_path);
+            } else {
+                fikit_warn("%s", err.msg);
+            }
+        }
+        pthread_mutex_unlock(&d->store_lock);
+    }
+}

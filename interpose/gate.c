@@ -1,0 +1,218 @@
+#include "interpose/gate.h"
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/sched.h"
+#include "interpose/learn.h"
+#include "interpose/ptrmap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* --------------------------------------------------------- kernel names */
+
+struct kernel_name {
+    uint64_t hash; /* fikit_kernel_name_hash(backend, name) */
+    char name[];
+};
+
+static struct fikit_ptrmap names = FIKIT_PTRMAP_INIT;
+
+static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
+                                         const struct fikit_launch_desc *l)
+{
+    const struct kernel_name *kn = fikit_ptrmap_get(&names, l->kernel);
+    if (kn)
+        return kn;
+    char buf[1024];
+    if (!l->kernel || ops->kernel_name(l->kernel, buf, sizeof buf) != 0)
+        snprintf(buf, sizeof buf, "unnamed");
+    size_t len = strlen(buf);
+    struct kernel_name *n = malloc(sizeof *n + len + 1);
+    if (!n)
+        return NULL;
+    memcpy(n->name, buf, len + 1);
+    n->hash = fikit_kernel_name_hash(ops->kind, n->name);
+    if (fikit_ptrmap_put(&names, l->kernel, n) != 0) {
+        static bool warned;
+        if (!warned) {
+            warned = true;
+            fikit_warn("more than %d distinct kernel handles: names are no longer cached",
+                       FIKIT_PTRMAP_CAP * 3 / 4);
+        }
+    }
+    return n;
+}
+
+void fikit_gate_forget_kernel(const void *kernel) { fikit_ptrmap_remove(&names, kernel); }
+
+/* ------------------------------------------------------------- holding */
+
+/* Whether a task of a higher level than ours is active, read from the
+ * other slots: the same test fikitd makes (fikit_task_is_active). */
+static bool higher_level_active(const struct fikit_registration *r, uint64_t now)
+{
+    struct fikit_shm *shm = r->shm;
+    if (atomic_load_explicit(&shm->hdr.daemon_state, memory_order_relaxed) != FIKIT_DAEMON_RUNNING ||
+        atomic_load_explicit(&shm->hdr.policy, memory_order_relaxed) == FIKIT_POLICY_PASSTHROUGH)
+        return false;
+    uint32_t higher = atomic_load_explicit(&shm->hdr.level_mask, memory_order_relaxed) &
+                      ((1u << r->level) - 1u);
+    if (!higher)
+        return false; /* the high-priority fast path: one load */
+    uint64_t idle_default = atomic_load_explicit(&shm->hdr.idle_after_ns, memory_order_relaxed);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        const struct fikit_shm_slot *sl = &shm->slots[s];
+        if (s == r->slot_index || sl->level >= r->level ||
+            atomic_load_explicit(&sl->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
+            continue;
+        struct fikit_shm_launch pub;
+        if (!fikit_shm_read_launch(sl, &pub))
+            return true; /* being written right now: it is active */
+        uint64_t idle = pub.idle_after_ns ? pub.idle_after_ns : idle_default;
+        if (fikit_task_is_active(pub.launches, pub.last_launch_ns, pub.busy_until_ns, idle, now))
+            return true;
+    }
+    return false;
+}
+
+static void trace(const struct fikit_registration *r, uint16_t type, uint64_t key, uint64_t a,
+                  uint64_t b)
+{
+    if (!atomic_load_explicit(&r->shm->hdr.trace_on, memory_order_relaxed))
+        return;
+    struct fikit_trace_event e = {.t_ns = fikit_now_ns(), .key = key, .a = a, .b = b, .type = type,
+                                  .slot = (uint16_t)r->slot_index, .level = (uint16_t)r->level};
+    fikit_shm_trace(r->shm, r->slot, &e);
+}
+
+/* Posts the launch into a waiter of our slot and sleeps until fikitd grants
+ * it, or until fikitd is gone (the launch then goes unscheduled). */
+static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur, uint64_t now)
+{
+    struct fikit_shm_slot *slot = r->slot;
+    struct fikit_shm_waiter *w = NULL;
+    while (!w) {
+        for (int i = 0; i < FIKIT_SHM_WAITERS && !w; i++) {
+            uint32_t expect = FIKIT_WAITER_FREE;
+            if (atomic_compare_exchange_strong(&slot->waiters[i].state, &expect, FIKIT_WAITER_CLAIMED))
+                w = &slot->waiters[i];
+        }
+        if (!w) {
+            /* Every waiter is taken by other threads of this task. */
+            if (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
+                atomic_load(&fikit_client.daemon_lost))
+                return;
+            usleep(100);
+        }
+    }
+    w->stream = (uint64_t)(uintptr_t)stream;
+    w->key = key;
+    w->dur_ns = dur;
+    w->posted_ns = now;
+    w->grant_reason = 0;
+    atomic_store_explicit(&w->futex, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->state, FIKIT_WAITER_POSTED, memory_order_release);
+    atomic_fetch_add(&slot->holds, 1);
+    trace(r, FIKIT_TRACE_HOLD, key, dur, 0);
+    atomic_fetch_add(&r->shm->hdr.arbiter_futex, 1);
+    fikit_futex_wake(&r->shm->hdr.arbiter_futex, 1);
+
+    for (;;) {
+        if (atomic_load_explicit(&w->state, memory_order_acquire) == FIKIT_WAITER_GRANTED)
+            break;
+        int rc = fikit_futex_wait(&w->futex, 0, 20 * FIKIT_NS_PER_MS);
+        if (rc == -ETIMEDOUT &&
+            (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
+             atomic_load(&fikit_client.daemon_lost) || atomic_load(&slot->state) != FIKIT_SLOT_ACTIVE))
+            break; /* no daemon to grant it: go unscheduled */
+        if (rc == -ETIMEDOUT)
+            fikit_client_check_daemon();
+    }
+    atomic_fetch_add(&slot->grants, 1);
+    atomic_store_explicit(&w->state, FIKIT_WAITER_FREE, memory_order_release);
+}
+
+/* ------------------------------------------------------------ the gate */
+
+void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
+                      struct fikit_launch_desc *l)
+{
+    memset(g, 0, sizeof *g);
+    if (!fikit_client_wants(ops->kind))
+        return;
+    if (ops->stream_capturing && ops->stream_capturing(l))
+        return; /* recorded into a graph, not run: the graph launch is gated */
+    struct fikit_client_device *d = fikit_client_device(ops, l);
+    if (!d)
+        return;
+    struct fikit_client *c = &fikit_client;
+    uint64_t name_hash;
+    if (l->name) {
+        g->name = l->name;
+        name_hash = fikit_kernel_name_hash(ops->kind, l->name);
+    } else {
+        const struct kernel_name *kn = name_of(ops, l);
+        if (!kn)
+            return;
+        g->name = kn->name;
+        name_hash = kn->hash;
+    }
+    g->dev = d;
+    g->ops = ops;
+    g->key = fikit_kernel_key_from_hash(name_hash, l->grid, l->block, l->shmem);
+    g->prev = atomic_exchange_explicit(&c->last_key, g->key, memory_order_relaxed);
+    g->seq = atomic_fetch_add_explicit(&c->launch_seq, 1, memory_order_relaxed);
+    uint64_t dur = fikit_predict_duration(d->pred, g->key);
+
+    struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
+    if (r) {
+        uint64_t now = fikit_now_ns();
+        if (higher_level_active(r, now)) {
+            hold(r, l->stream, g->key, dur, now);
+            now = fikit_now_ns();
+        }
+        struct fikit_gap_pred gap;
+        fikit_predict_gap(d->pred, g->prev, g->key, &gap);
+        uint64_t busy = fikit_shm_publish_launch(r->slot, now, dur, g->key, &gap,
+                                                 atomic_load_explicit(&d->idle_after_ns,
+                                                                      memory_order_relaxed));
+        trace(r, FIKIT_TRACE_LAUNCH, g->key, busy, gap.q_ns[2]);
+    }
+
+    /* Timing: every launch while measuring; otherwise pairs of consecutive
+     * launches every sample period (a pair gives a gap), and kernels never
+     * measured, which may not run beside higher levels until they are. */
+    if (c->measure) {
+        g->sample = true;
+    } else if (c->sample_period) {
+        uint32_t left = atomic_fetch_sub_explicit(&c->sample_countdown, 1, memory_order_relaxed);
+        if (left <= 2) {
+            g->sample = true;
+            if (left <= 1)
+                atomic_store_explicit(&c->sample_countdown, c->sample_period, memory_order_relaxed);
+        } else if (dur == 0 && fikit_learn_room() > 64) {
+            g->sample = true;
+        }
+    }
+    if (g->sample)
+        g->marker_ok = ops->marker_begin(l, &g->marker) == 0;
+}
+
+void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool launched)
+{
+    if (!g->dev || !g->marker_ok)
+        return;
+    if (!launched || g->ops->marker_end(l, &g->marker) != 0) {
+        g->ops->marker_release(&g->marker);
+        return;
+    }
+    struct fikit_sample s = {.dev = g->dev, .seq = g->seq, .key = g->key, .prev = g->prev,
+                             .name = g->name, .shmem = l->shmem, .marker = g->marker};
+    memcpy(s.grid, l->grid, sizeof s.grid);
+    memcpy(s.block, l->block, sizeof s.block);
+    if (!fikit_learn_submit(&s))
+        g->ops->marker_release(&g->marker);
+}

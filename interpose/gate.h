@@ -1,0 +1,35 @@
+/* Owns: the launch path, the same for every API. A hook describes a launch
+ * and calls fikit_gate_enter() before the real launch and
+ * fikit_gate_exit() after it. Enter identifies the kernel, holds the
+ * launch if a higher priority level is active until fikitd grants it,
+ * publishes it into the shared segment (no system call), and decides
+ * whether to time it. Exit hands the timing markers to the learner. A
+ * high-priority launch never waits. */
+#ifndef FIKIT_INTERPOSE_GATE_H
+#define FIKIT_INTERPOSE_GATE_H
+
+#include "backends/backend.h"
+#include "interpose/client.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fikit_gate {
+    struct fikit_client_device *dev; /* NULL: not scheduled, not timed */
+    const struct fikit_backend_ops *ops;
+    const char *name;                /* cached, immutable */
+    uint64_t key, prev, seq;
+    bool sample;
+    bool marker_ok;
+    struct fikit_marker marker;
+};
+
+void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
+                      struct fikit_launch_desc *l);
+/* launched: whether the real call succeeded. */
+void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool launched);
+
+/* Forgets the cached name of a kernel handle that is going away. */
+void fikit_gate_forget_kernel(const void *kernel);
+
+#endif

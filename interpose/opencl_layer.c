@@ -1,0 +1,317 @@
+/* The OpenCL entry into fikit: an OpenCL layer (cl_layer.h) that the
+ * ocl-icd loader stacks between the program and the driver when
+ * OPENCL_LAYERS names libfikit.so. It gates every call that enqueues a
+ * kernel, enables profiling on every queue so launches can be timed, and
+ * hides that from the program: queue properties and event profiling look
+ * exactly as the program asked for them. */
+#define CL_TARGET_OPENCL_VERSION 300
+#include "backends/opencl/opencl_backend.h"
+#include "core/log.h"
+#include "interpose/gate.h"
+#include "interpose/ptrmap.h"
+
+#include <CL/cl_layer.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the program asked for when it created a queue. */
+struct queue_info {
+    cl_device_id device;
+    bool app_profiling;            /* the program enabled profiling itself */
+    size_t props_size;             /* CL_QUEUE_PROPERTIES_ARRAY as given, bytes */
+    cl_queue_properties props[];
+};
+
+static struct _cl_icd_dispatch layer;       /* what the loader calls */
+static const struct _cl_icd_dispatch *next; /* what we call */
+static struct fikit_ptrmap queues = FIKIT_PTRMAP_INIT;
+
+static void remember_queue(cl_command_queue q, cl_device_id dev, bool app_profiling,
+                           const cl_queue_properties *props)
+{
+    size_t n = 0;
+    if (props)
+        while (props[n])
+            n += 2;
+    size_t bytes = props ? (n + 1) * sizeof *props : 0;
+    struct queue_info *qi = malloc(sizeof *qi + bytes);
+    if (!qi)
+        return;
+    qi->device = dev;
+    qi->app_profiling = app_profiling;
+    qi->props_size = bytes;
+    if (bytes)
+        memcpy(qi->props, props, bytes);
+    fikit_ptrmap_put(&queues, q, qi);
+}
+
+static const struct queue_info *queue_of(cl_command_queue q)
+{
+    const struct queue_info *qi = fikit_ptrmap_get(&queues, q);
+    if (qi)
+        return qi;
+    /* A queue we did not see created: ask, and assume the program's view. */
+    cl_device_id dev;
+    cl_command_queue_properties p = 0;
+    if (next->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS)
+        return NULL;
+    next->clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL);
+    remember_queue(q, dev, (p & CL_QUEUE_PROFILING_ENABLE) != 0, NULL);
+    return fikit_ptrmap_get(&queues, q);
+}
+
+/* ------------------------------------------------------------ queues */
+
+static cl_command_queue CL_API_CALL fikit_clCreateCommandQueue(cl_context ctx, cl_device_id dev,
+                                                               cl_command_queue_properties props,
+                                                               cl_int *err)
+{
+    cl_command_queue q = next->clCreateCommandQueue(ctx, dev, props | CL_QUEUE_PROFILING_ENABLE, err);
+    if (q)
+        remember_queue(q, dev, (props & CL_QUEUE_PROFILING_ENABLE) != 0, NULL);
+    return q;
+}
+
+static cl_command_queue CL_API_CALL
+fikit_clCreateCommandQueueWithProperties(cl_context ctx, cl_device_id dev,
+                                         const cl_queue_properties *props, cl_int *err)
+{
+    /* Copy the list with CL_QUEUE_PROFILING_ENABLE added. */
+    size_t n = 0;
+    bool app_profiling = false, has_flags = false;
+    if (props)
+        while (props[n])
+            n += 2;
+    cl_queue_properties *mine = malloc((n + 3) * sizeof *mine);
+    if (!mine)
+        return next->clCreateCommandQueueWithProperties(ctx, dev, props, err);
+    for (size_t i = 0; i < n; i += 2) {
+        mine[i] = props[i];
+        mine[i + 1] = props[i + 1];
+        if (props[i] == CL_QUEUE_PROPERTIES) {
+            has_flags = true;
+            app_profiling = (props[i + 1] & CL_QUEUE_PROFILING_ENABLE) != 0;
+            mine[i + 1] |= CL_QUEUE_PROFILING_ENABLE;
+        }
+    }
+    if (!has_flags) {
+        mine[n++] = CL_QUEUE_PROPERTIES;
+        mine[n++] = CL_QUEUE_PROFILING_ENABLE;
+    }
+    mine[n] = 0;
+    cl_command_queue q = next->clCreateCommandQueueWithProperties(ctx, dev, mine, err);
+    free(mine);
+    if (q)
+        remember_queue(q, dev, app_profiling, props);
+    return q;
+}
+
+static cl_int CL_API_CALL fikit_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info param,
+                                                      size_t size, void *value, size_t *size_ret)
+{
+    const struct queue_info *qi = fikit_ptrmap_get(&queues, q);
+    if (qi && param == CL_QUEUE_PROPERTIES_ARRAY) {
+        if (size_ret)
+            *size_ret = qi->props_size;
+        if (value) {
+            if (size < qi->props_size)
+                return CL_INVALID_VALUE;
+            memcpy(value, qi->props, qi->props_size);
+        }
+        return CL_SUCCESS;
+    }
+    cl_int rc = next->clGetCommandQueueInfo(q, param, size, value, size_ret);
+    if (rc == CL_SUCCESS && qi && param == CL_QUEUE_PROPERTIES && value && !qi->app_profiling)
+        *(cl_command_queue_properties *)value &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+    return rc;
+}
+
+static cl_int CL_API_CALL fikit_clReleaseCommandQueue(cl_command_queue q)
+{
+    cl_uint refs = 0;
+    next->clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL);
+    cl_int rc = next->clReleaseCommandQueue(q);
+    if (rc == CL_SUCCESS && refs == 1)
+        fikit_ptrmap_remove(&queues, q); /* the handle may be reused */
+    return rc;
+}
+
+static cl_int CL_API_CALL fikit_clGetEventProfilingInfo(cl_event ev, cl_profiling_info param,
+                                                        size_t size, void *value, size_t *size_ret)
+{
+    cl_command_queue q = NULL;
+    if (next->clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof q, &q, NULL) == CL_SUCCESS && q) {
+        const struct queue_info *qi = fikit_ptrmap_get(&queues, q);
+        if (qi && !qi->app_profiling)
+            return CL_PROFILING_INFO_NOT_AVAILABLE;
+    }
+    return next->clGetEventProfilingInfo(ev, param, size, value, size_ret);
+}
+
+static cl_int CL_API_CALL fikit_clReleaseKernel(cl_kernel k)
+{
+    cl_uint refs = 0;
+    next->clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL);
+    cl_int rc = next->clReleaseKernel(k);
+    if (rc == CL_SUCCESS && refs == 1)
+        fikit_gate_forget_kernel(k);
+    return rc;
+}
+
+/* ----------------------------------------------------------- launches */
+
+static uint32_t clamp32(size_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+/* Describes an enqueue; returns false if the queue is unknown to the driver
+ * (the real call then reports the error). */
+static bool describe(struct fikit_launch_desc *l, cl_command_queue q, void *kernel, cl_uint dim,
+                     const size_t *gws, const size_t *lws)
+{
+    memset(l, 0, sizeof *l);
+    const struct queue_info *qi = queue_of(q);
+    if (!qi)
+        return false;
+    l->backend = FIKIT_BACKEND_OPENCL;
+    l->device = qi->device;
+    l->kernel = kernel;
+    l->stream = q;
+    for (cl_uint i = 0; i < 3; i++) {
+        l->grid[i] = i < dim && gws ? clamp32(gws[i]) : 1;
+        l->block[i] = i < dim && lws ? clamp32(lws[i]) : 0;
+    }
+    return true;
+}
+
+/* Runs an enqueue through the gate. The enqueue is given an event when the
+ * launch is timed and the program did not ask for one; the program's own
+ * event is retained for as long as fikit reads it. */
+#define GATED_ENQUEUE(l, event, CALL)                                                              \
+    do {                                                                                           \
+        struct fikit_gate g;                                                                       \
+        fikit_gate_enter(&g, &fikit_opencl_ops, &(l));                                             \
+        cl_event own = NULL;                                                                       \
+        cl_event *evp = (event);                                                                   \
+        if (g.marker_ok && !evp)                                                                   \
+            evp = &own;                                                                            \
+        cl_int rc_ = CALL;                                                                         \
+        if (rc_ == CL_SUCCESS && g.marker_ok) {                                                    \
+            (l).launch_event = *evp;                                                               \
+            if (evp == (event))                                                                    \
+                next->clRetainEvent(*evp);                                                         \
+        }                                                                                          \
+        fikit_gate_exit(&g, &(l), rc_ == CL_SUCCESS);                                              \
+        return rc_;                                                                                \
+    } while (0)
+
+static cl_int CL_API_CALL fikit_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
+                                                       const size_t *off, const size_t *gws,
+                                                       const size_t *lws, cl_uint nwait,
+                                                       const cl_event *wait, cl_event *event)
+{
+    struct fikit_launch_desc l;
+    if (!describe(&l, q, k, dim, gws, lws))
+        return next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, event);
+    GATED_ENQUEUE(l, event, next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, evp));
+}
+
+static cl_int CL_API_CALL fikit_clEnqueueTask(cl_command_queue q, cl_kernel k, cl_uint nwait,
+                                              const cl_event *wait, cl_event *event)
+{
+    struct fikit_launch_desc l;
+    size_t one = 1;
+    if (!describe(&l, q, k, 1, &one, &one))
+        return next->clEnqueueTask(q, k, nwait, wait, event);
+    GATED_ENQUEUE(l, event, next->clEnqueueTask(q, k, nwait, wait, evp));
+}
+
+static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *fn)(void *),
+                                                      void *args, size_t cb_args, cl_uint nmem,
+                                                      const cl_mem *mems, const void **locs,
+                                                      cl_uint nwait, const cl_event *wait,
+                                                      cl_event *event)
+{
+    struct fikit_launch_desc l;
+    size_t one = 1;
+    if (!describe(&l, q, NULL, 1, &one, &one))
+        return next->clEnqueueNativeKernel(q, fn, args, cb_args, nmem, mems, locs, nwait, wait, event);
+    /* A host function run by the device: named by its symbol, which is the
+     * same in every run, unlike its address. */
+    char name[160];
+    Dl_info info;
+    void *sym = NULL;
+    memcpy(&sym, &fn, sizeof sym);
+    if (dladdr(sym, &info) && info.dli_sname)
+        snprintf(name, sizeof name, "native:%s", info.dli_sname);
+    else
+        snprintf(name, sizeof name, "native:%s+%#lx", info.dli_fname ? info.dli_fname : "?",
+                 (unsigned long)((char *)sym - (char *)info.dli_fbase));
+    l.name = name;
+    GATED_ENQUEUE(l, event,
+                  next->clEnqueueNativeKernel(q, fn, args, cb_args, nmem, mems, locs, nwait, wait, evp));
+}
+
+/* ------------------------------------------------------ layer entry */
+
+CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param, size_t size, void *value,
+                                               size_t *size_ret)
+{
+    switch (param) {
+    case CL_LAYER_API_VERSION: {
+        cl_layer_api_version v = CL_LAYER_API_VERSION_100;
+        if (size_ret)
+            *size_ret = sizeof v;
+        if (value) {
+            if (size < sizeof v)
+                return CL_INVALID_VALUE;
+            memcpy(value, &v, sizeof v);
+        }
+        return CL_SUCCESS;
+    }
+    case CL_LAYER_NAME: {
+        static const char name[] = "fikit: priority scheduling of kernels (FIKIT)";
+        if (size_ret)
+            *size_ret = sizeof name;
+        if (value) {
+            if (size < sizeof name)
+                return CL_INVALID_VALUE;
+            memcpy(value, name, sizeof name);
+        }
+        return CL_SUCCESS;
+    }
+    default:
+        return CL_INVALID_VALUE;
+    }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target,
+                                            cl_uint *num_entries_ret,
+                                            const cl_icd_dispatch **layer_ret)
+{
+    const cl_uint ours = sizeof(struct _cl_icd_dispatch) / sizeof(void *);
+    if (!target || !num_entries_ret || !layer_ret)
+        return CL_INVALID_VALUE;
+    /* A loader with a shorter table: keep only what it has. */
+    memset(&layer, 0, sizeof layer);
+    memcpy(&layer, target, (num_entries < ours ? num_entries : ours) * sizeof(void *));
+    next = target;
+    fikit_opencl_set_target(target);
+    if (!fikit_client_wants(FIKIT_BACKEND_OPENCL)) {
+        *num_entries_ret = num_entries < ours ? num_entries : ours;
+        *layer_ret = &layer; /* a transparent layer */
+        return CL_SUCCESS;
+    }
+    layer.clCreateCommandQueue = fikit_clCreateCommandQueue;
+    layer.clCreateCommandQueueWithProperties = fikit_clCreateCommandQueueWithProperties;
+    layer.clGetCommandQueueInfo = fikit_clGetCommandQueueInfo;
+    layer.clReleaseCommandQueue = fikit_clReleaseCommandQueue;
+    layer.clGetEventProfilingInfo = fikit_clGetEventProfilingInfo;
+    layer.clReleaseKernel = fikit_clReleaseKernel;
+    layer.clEnqueueNDRangeKernel = fikit_clEnqueueNDRangeKernel;
+    layer.clEnqueueTask = fikit_clEnqueueTask;
+    layer.clEnqueueNativeKernel = fikit_clEnqueueNativeKernel;
+    *num_entries_ret = num_entries < ours ? num_entries : ours;
+    *layer_ret = &layer;
+    fikit_debug("OpenCL layer active (%u dispatch entries)", *num_entries_ret);
+    return CL_SUCCESS;
+}

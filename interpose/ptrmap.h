@@ -1,0 +1,31 @@
+/* Owns: a fixed-capacity map from a handle (pointer) to an immutable value,
+ * read without locks on the launch path and written under a mutex off it.
+ * Used to cache per-handle facts: a kernel's name and key hash, a queue's
+ * properties. Removed entries leave a tombstone; values are never freed
+ * while the process runs (readers may still hold them). */
+#ifndef FIKIT_INTERPOSE_PTRMAP_H
+#define FIKIT_INTERPOSE_PTRMAP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define FIKIT_PTRMAP_CAP 8192
+
+struct fikit_ptrmap {
+    _Atomic uintptr_t keys[FIKIT_PTRMAP_CAP];
+    _Atomic(void *) values[FIKIT_PTRMAP_CAP];
+    pthread_mutex_t lock;
+    unsigned count; /* slots ever used, tombstones included */
+};
+
+#define FIKIT_PTRMAP_INIT {.lock = PTHREAD_MUTEX_INITIALIZER}
+
+void *fikit_ptrmap_get(struct fikit_ptrmap *m, const void *key);
+/* 0, or -ENOSPC when full (the caller then goes without the cache). */
+int fikit_ptrmap_put(struct fikit_ptrmap *m, const void *key, void *value);
+void fikit_ptrmap_remove(struct fikit_ptrmap *m, const void *key);
+/* Forgets everything (after fork, or when handles may have been reused). */
+void fikit_ptrmap_clear(struct fikit_ptrmap *m);
+
+#endif

@@ -1,0 +1,137 @@
+/* fikit status: what fikitd is doing now. */
+#include "conf/config.h"
+#include "core/proto.h"
+#include "core/sched.h"
+#include "tools/commands.h"
+
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: fikit status [-c FILE] [-s SOCKET]\n"
+               "\n"
+               "Shows fikitd's devices and, per device, the policy, substrate cost, the active\n"
+               "priority level, the launches held now and the grants so far; then every task:\n"
+               "its slot, pid, priority (and what it asked for, if [limits] lowered it),\n"
+               "whether it is active, its launches, holds and grants.\n"
+               "\n"
+               "Options:\n"
+               "  -c, --config FILE   read the socket path from this fikit.ini\n"
+               "  -s, --socket PATH   talk to the fikitd listening on PATH\n"
+               "  -h, --help          show this help\n"
+               "\n"
+               "Exit status: 0, or 1 if fikitd cannot be reached.\n");
+}
+
+/* Shared by the tool's commands: connects to the configured daemon. */
+int fikit_tool_connect(const char *cmd, const char *config, const char *socket_path)
+{
+    struct fikit_config cfg;
+    struct fikit_err err;
+    char sock[4096];
+    if (socket_path) {
+        snprintf(sock, sizeof sock, "%s", socket_path);
+    } else {
+        if (fikit_config_load(config, &cfg, &err)) {
+            fprintf(stderr, "fikit %s: %s\n", cmd, err.msg);
+            return -1;
+        }
+        fikit_config_socket_path(&cfg, sock, sizeof sock);
+    }
+    int fd = fikit_proto_connect(sock);
+    if (fd < 0) {
+        fprintf(stderr, "fikit %s: cannot reach fikitd at %s: %s\n", cmd, sock, strerror(-fd));
+        return -1;
+    }
+    return fd;
+}
+
+int fikit_cmd_status(int argc, char **argv)
+{
+    static const struct option opts[] = {{"config", required_argument, 0, 'c'},
+                                         {"socket", required_argument, 0, 's'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *config = NULL, *sock = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
+        if (c == 'c')
+            config = optarg;
+        else if (c == 's')
+            sock = optarg;
+        else if (c == 'h') {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    int fd = fikit_tool_connect("status", config, sock);
+    if (fd < 0)
+        return 1;
+    char buf[FIKIT_MSG_MAX];
+    uint16_t type;
+    int rc = fikit_proto_send(fd, FIKIT_MSG_HELLO, NULL, 0, -1);
+    if (!rc && fikit_proto_recv(fd, buf, &type, NULL, 5000) >= 0 && type == FIKIT_MSG_HELLO_OK) {
+        const struct fikit_msg_hello_ok *h = fikit_proto_payload(buf);
+        printf("fikitd %s, pid %d, configuration %s, %u device%s\n", h->version, h->pid, h->config,
+               h->ndevices, h->ndevices == 1 ? "" : "s");
+    }
+    if (rc || fikit_proto_send(fd, FIKIT_MSG_STATUS, NULL, 0, -1)) {
+        fprintf(stderr, "fikit status: fikitd closed the connection\n");
+        close(fd);
+        return 1;
+    }
+    for (;;) {
+        int n = fikit_proto_recv(fd, buf, &type, NULL, 5000);
+        if (n < 0) {
+            fprintf(stderr, "fikit status: no answer from fikitd: %s\n", strerror(-n));
+            close(fd);
+            return 1;
+        }
+        if (type == FIKIT_MSG_END)
+            break;
+        if (type == FIKIT_MSG_STATUS_DEVICE) {
+            const struct fikit_msg_status_device *d = fikit_proto_payload(buf);
+            char top[16];
+            if (d->top_level >= FIKIT_LEVELS)
+                snprintf(top, sizeof top, "none");
+            else
+                snprintf(top, sizeof top, "%d", d->top_level);
+            printf("\ndevice %u: %s\n", d->index, d->key);
+            printf("  model %s; policy %s; substrate cost %.0f us; safety margin %.0f us%s\n",
+                   d->model, fikit_policy_name(d->policy), d->substrate_cost_ns / 1000.0,
+                   d->safety_margin_ns / 1000.0, d->trace_on ? "; tracing" : "");
+            printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu other\n",
+                   top, (unsigned long long)d->held_now, (unsigned long long)d->grants_free,
+                   (unsigned long long)d->grants_fit, (unsigned long long)d->grants_other);
+            printf("  %4s %8s %-20s %8s %-6s %10s %8s %8s %5s %9s\n", "slot", "pid", "task",
+                   "priority", "state", "launches", "holds", "grants", "held", "idle_ms");
+        } else if (type == FIKIT_MSG_STATUS_TASK) {
+            const struct fikit_msg_status_task *t = fikit_proto_payload(buf);
+            char prio[16];
+            if (t->level != t->requested_level)
+                snprintf(prio, sizeof prio, "%d(<-%d)", t->level, t->requested_level);
+            else
+                snprintf(prio, sizeof prio, "%d", t->level);
+            printf("  %4u %8d %-20s %8s %-6s %10llu %8llu %8llu %5llu %9.1f\n", t->slot, t->pid,
+                   t->name, prio, t->active ? "active" : "idle", (unsigned long long)t->launches,
+                   (unsigned long long)t->holds, (unsigned long long)t->grants,
+                   (unsigned long long)t->held_now, t->idle_after_ns / 1e6);
+        } else if (type == FIKIT_MSG_ERROR) {
+            const struct fikit_msg_error *e = fikit_proto_payload(buf);
+            fprintf(stderr, "fikit status: %s\n", e->text);
+            close(fd);
+            return 1;
+        }
+    }
+    close(fd);
+    return 0;
+}

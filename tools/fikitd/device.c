@@ -1,0 +1,345 @@
+#include "tools/fikitd/device.h"
+
+#include "core/clock.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define TICKET(slot, w) ((uint32_t)(slot) * FIKIT_SHM_WAITERS + (uint32_t)(w))
+
+static void trace_add(struct fikitd_device *dev, const struct fikit_trace_event *e)
+{
+    if (!dev->trace_cap)
+        return;
+    dev->trace[dev->trace_count % dev->trace_cap] = *e;
+    dev->trace_count++;
+}
+
+static void update_level_mask(struct fikitd_device *dev)
+{
+    uint32_t mask = 0;
+    for (int i = 0; i < FIKIT_SHM_SLOTS; i++)
+        if (dev->slots[i].used)
+            mask |= 1u << dev->shm->slots[i].level;
+    atomic_store(&dev->shm->hdr.level_mask, mask);
+}
+
+/* A publication is trusted only if it is plausible: a corrupt or hostile
+ * client can then confuse the schedule of nobody but itself, and only
+ * within bounds. */
+static bool plausible(const struct fikit_shm_launch *p, uint64_t prev_launches, uint64_t now)
+{
+    const uint64_t hour = 3600ull * FIKIT_NS_PER_S;
+    if (p->launches < prev_launches)
+        return false;
+    if (p->launches == 0)
+        return true;
+    if (p->last_launch_ns > now + FIKIT_NS_PER_S || p->busy_until_ns > now + hour ||
+        p->idle_after_ns > hour)
+        return false;
+    for (int i = 1; i < FIKIT_GAP_POINTS; i++)
+        if (p->gap.q_ns[i] < p->gap.q_ns[i - 1])
+            return false;
+    return true;
+}
+
+static void drain_trace_ring(struct fikitd_device *dev, int s)
+{
+    struct fikit_shm_slot *slot = &dev->shm->slots[s];
+    struct fikitd_slot_info *info = &dev->slots[s];
+    uint64_t head = atomic_load(&slot->trace_head);
+    if (head - info->trace_read > FIKIT_SHM_TRACE)
+        info->trace_read = head - FIKIT_SHM_TRACE; /* overrun: the oldest are gone */
+    for (; info->trace_read < head; info->trace_read++) {
+        struct fikit_trace_event e;
+        if (!fikit_shm_trace_read(slot, info->trace_read, &e))
+            continue;
+        e.slot = (uint16_t)s; /* never trust the client's idea of its slot */
+        e.level = (uint16_t)slot->level;
+        if (e.type == FIKIT_TRACE_LAUNCH || e.type == FIKIT_TRACE_HOLD || e.type == FIKIT_TRACE_GAP ||
+            e.type == FIKIT_TRACE_KERNEL)
+            trace_add(dev, &e);
+    }
+}
+
+/* Brings the scheduler up to date with what clients published. */
+static void sync_slots(struct fikitd_device *dev, uint64_t now)
+{
+    bool tracing = atomic_load(&dev->shm->hdr.trace_on);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        struct fikitd_slot_info *info = &dev->slots[s];
+        if (!info->used)
+            continue;
+        struct fikit_shm_slot *slot = &dev->shm->slots[s];
+        struct fikit_shm_launch pub;
+        if (fikit_shm_read_launch(slot, &pub) && pub.launches != info->launches) {
+            if (plausible(&pub, info->launches, now)) {
+                struct fikit_task_state *t = fikit_sched_task(&dev->sched, (uint32_t)s);
+                if (t) {
+                    t->last_launch_ns = pub.last_launch_ns;
+                    t->busy_until_ns = pub.busy_until_ns;
+                    t->gap = pub.gap;
+                    t->launches = pub.launches;
+                    t->idle_after_ns = pub.idle_after_ns;
+                }
+                info->launches = pub.launches;
+            } else if (!info->warned) {
+                info->warned = true;
+                fikit_warn("device %d: task %s (pid %d) published an implausible launch record; "
+                           "ignoring it", dev->index, slot->name, slot->pid);
+            }
+        }
+        for (int w = 0; w < FIKIT_SHM_WAITERS; w++) {
+            struct fikit_shm_waiter *wt = &slot->waiters[w];
+            if (atomic_load_explicit(&wt->state, memory_order_acquire) != FIKIT_WAITER_POSTED)
+                continue;
+            struct fikit_request r = {.task_id = (uint32_t)s,
+                                      .ticket = TICKET(s, w),
+                                      .stream = wt->stream,
+                                      .key = wt->key,
+                                      .dur_ns = wt->dur_ns > FIKIT_NS_PER_S * 3600 ? 0 : wt->dur_ns,
+                                      .posted_ns = wt->posted_ns > now ? now : wt->posted_ns};
+            if (fikit_sched_post(&dev->sched, &r) == 0)
+                atomic_store_explicit(&wt->state, FIKIT_WAITER_QUEUED, memory_order_release);
+        }
+        if (tracing)
+            drain_trace_ring(dev, s);
+    }
+}
+
+static void apply_grant(struct fikitd_device *dev, const struct fikit_grant *g)
+{
+    uint32_t s = g->ticket / FIKIT_SHM_WAITERS, w = g->ticket % FIKIT_SHM_WAITERS;
+    if (s >= FIKIT_SHM_SLOTS)
+        return;
+    struct fikit_shm_waiter *wt = &dev->shm->slots[s].waiters[w];
+    wt->grant_reason = g->reason;
+    wt->granted_ns = g->at_ns;
+    atomic_store_explicit(&wt->state, FIKIT_WAITER_GRANTED, memory_order_release);
+    atomic_store_explicit(&wt->futex, 1, memory_order_release);
+    fikit_futex_wake(&wt->futex, 1);
+    if (g->reason == FIKIT_GRANT_FREE)
+        dev->grants_free++;
+    else if (g->reason == FIKIT_GRANT_FIT)
+        dev->grants_fit++;
+    else
+        dev->grants_other++;
+    if (atomic_load(&dev->shm->hdr.trace_on)) {
+        struct fikit_trace_event e = {.t_ns = g->at_ns, .key = g->key, .a = g->room_ns,
+                                      .b = g->dur_ns, .c = g->posted_ns,
+                                      .type = FIKIT_TRACE_GRANT, .slot = (uint16_t)s,
+                                      .reason = (uint16_t)g->reason,
+                                      .level = (uint16_t)dev->shm->slots[s].level};
+        trace_add(dev, &e);
+    }
+}
+
+static void *arbiter_main(void *arg)
+{
+    struct fikitd_device *dev = arg;
+    /* Timer slack decides how late a timed sleep wakes: keep it tight. */
+    prctl(PR_SET_TIMERSLACK, 1000UL);
+    struct fikit_grant grants[64];
+    _Atomic uint32_t *bell = &dev->shm->hdr.arbiter_futex;
+    for (;;) {
+        uint32_t seen = atomic_load(bell);
+        pthread_mutex_lock(&dev->lock);
+        if (dev->stopping) {
+            pthread_mutex_unlock(&dev->lock);
+            break;
+        }
+        uint64_t now = fikit_now_ns(), wake;
+        sync_slots(dev, now);
+        size_t n;
+        do {
+            n = fikit_sched_decide(&dev->sched, now, grants, 64, &wake);
+            for (size_t i = 0; i < n; i++)
+                apply_grant(dev, &grants[i]);
+        } while (n == 64);
+        bool watch = dev->sched.watch_launches;
+        bool tracing = atomic_load(&dev->shm->hdr.trace_on);
+        pthread_mutex_unlock(&dev->lock);
+
+        /* Sleep until the scheduler's next decision point. High-priority
+         * launches arrive without a system call, so while one of them could
+         * open room earlier (the top level sits in a gap), look at the slots
+         * every poll period instead. A client that posts wakes us at once. */
+        uint64_t timeout = wake == UINT64_MAX ? UINT64_MAX : wake > now ? wake - now : 0;
+        if (watch && timeout > dev->poll_ns)
+            timeout = dev->poll_ns;
+        if (tracing && timeout > 10 * FIKIT_NS_PER_MS)
+            timeout = 10 * FIKIT_NS_PER_MS; /* drain the trace rings */
+        if (timeout == 0)
+            continue; /* poll_us = 0: spin */
+        fikit_futex_wait(bell, seen, timeout);
+    }
+    return NULL;
+}
+
+int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,
+                       const struct fikit_sched_params *params, uint64_t poll_ns,
+                       uint64_t generation, size_t trace_events)
+{
+    struct fikitd_device *dev = calloc(1, sizeof *dev);
+    if (!dev)
+        return -ENOMEM;
+    dev->index = index;
+    snprintf(dev->key, sizeof dev->key, "%s", key);
+    snprintf(dev->model, sizeof dev->model, "%s", model);
+    dev->poll_ns = poll_ns;
+    dev->trace_cap = trace_events;
+    dev->trace = calloc(trace_events ? trace_events : 1, sizeof *dev->trace);
+    int rc = dev->trace ? fikit_shm_create(key, model, generation, &dev->shm_fd, &dev->shm) : -ENOMEM;
+    if (rc) {
+        free(dev->trace);
+        free(dev);
+        return rc;
+    }
+    atomic_store(&dev->shm->hdr.policy, params->policy);
+    atomic_store(&dev->shm->hdr.idle_after_ns, params->idle_after_ns);
+    fikit_sched_init(&dev->sched, params);
+    pthread_mutex_init(&dev->lock, NULL);
+    rc = pthread_create(&dev->arbiter, NULL, arbiter_main, dev);
+    if (rc) {
+        fikit_shm_unmap(dev->shm);
+        close(dev->shm_fd);
+        free(dev->trace);
+        free(dev);
+        return -rc;
+    }
+    dev->arbiter_running = true;
+    *out = dev;
+    return 0;
+}
+
+void fikitd_device_close(struct fikitd_device *dev)
+{
+    struct fikit_grant grants[64];
+    pthread_mutex_lock(&dev->lock);
+    atomic_store(&dev->shm->hdr.daemon_state, FIKIT_DAEMON_STOPPED);
+    /* Queued and not yet queued launches alike: let them all go. */
+    sync_slots(dev, fikit_now_ns());
+    size_t n;
+    while ((n = fikit_sched_release_all(&dev->sched, fikit_now_ns(), grants, 64)) > 0)
+        for (size_t i = 0; i < n; i++)
+            apply_grant(dev, &grants[i]);
+    dev->stopping = true;
+    pthread_mutex_unlock(&dev->lock);
+    atomic_fetch_add(&dev->shm->hdr.arbiter_futex, 1);
+    fikit_futex_wake(&dev->shm->hdr.arbiter_futex, 1);
+    if (dev->arbiter_running)
+        pthread_join(dev->arbiter, NULL);
+    fikit_shm_unmap(dev->shm);
+    close(dev->shm_fd);
+    pthread_mutex_destroy(&dev->lock);
+    free(dev->trace);
+    free(dev);
+}
+
+int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, uid_t uid,
+                           const char *name, int level, int requested_level)
+{
+    pthread_mutex_lock(&dev->lock);
+    int s = -1;
+    for (int k = 0; k < FIKIT_SHM_SLOTS; k++) {
+        int cand = (dev->next_slot + k) % FIKIT_SHM_SLOTS;
+        if (!dev->slots[cand].used) {
+            s = cand;
+            break;
+        }
+    }
+    if (s < 0) {
+        pthread_mutex_unlock(&dev->lock);
+        return -ENOSPC;
+    }
+    dev->next_slot = (s + 1) % FIKIT_SHM_SLOTS;
+    struct fikit_shm_slot *slot = &dev->shm->slots[s];
+    /* A clean slot: nothing of its previous owner survives. */
+    memset((void *)slot, 0, sizeof *slot);
+    slot->level = level;
+    slot->pid = pid;
+    slot->task_id = (uint32_t)s;
+    snprintf(slot->name, sizeof slot->name, "%s", name);
+    atomic_store(&slot->state, FIKIT_SLOT_ACTIVE);
+    dev->slots[s] = (struct fikitd_slot_info){.used = true, .conn_id = conn_id, .uid = uid,
+                                              .requested_level = requested_level};
+    fikit_sched_add_task(&dev->sched, (uint32_t)s, pid, name, level);
+    dev->trace_tasks[s] = (struct fikit_trace_task){.slot = s, .level = level, .pid = pid};
+    snprintf(dev->trace_tasks[s].name, sizeof dev->trace_tasks[s].name, "%s", name);
+    update_level_mask(dev);
+    pthread_mutex_unlock(&dev->lock);
+    return s;
+}
+
+void fikitd_device_remove_task(struct fikitd_device *dev, int s)
+{
+    if (s < 0 || s >= FIKIT_SHM_SLOTS)
+        return;
+    pthread_mutex_lock(&dev->lock);
+    if (!dev->slots[s].used) {
+        pthread_mutex_unlock(&dev->lock);
+        return;
+    }
+    if (atomic_load(&dev->shm->hdr.trace_on))
+        drain_trace_ring(dev, s);
+    fikit_sched_remove_task(&dev->sched, (uint32_t)s);
+    /* A free slot's launches count as nobody's activity. (Its publication is
+     * not touched: a client killed mid-publication may hold its lock.) */
+    atomic_store(&dev->shm->slots[s].state, FIKIT_SLOT_FREE);
+    dev->slots[s].used = false;
+    update_level_mask(dev);
+    pthread_mutex_unlock(&dev->lock);
+    /* Held work of others may go now. */
+    atomic_fetch_add(&dev->shm->hdr.arbiter_futex, 1);
+    fikit_futex_wake(&dev->shm->hdr.arbiter_futex, 1);
+}
+
+void fikitd_device_set_trace(struct fikitd_device *dev, bool on)
+{
+    pthread_mutex_lock(&dev->lock);
+    if (on) {
+        dev->trace_count = 0;
+        for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+            dev->slots[s].trace_read = atomic_load(&dev->shm->slots[s].trace_head);
+    } else {
+        for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+            if (dev->slots[s].used)
+                drain_trace_ring(dev, s);
+    }
+    atomic_store(&dev->shm->hdr.trace_on, on ? 1u : 0u);
+    pthread_mutex_unlock(&dev->lock);
+    atomic_fetch_add(&dev->shm->hdr.arbiter_futex, 1);
+    fikit_futex_wake(&dev->shm->hdr.arbiter_futex, 1);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct fikit_trace_event *x = a, *y = b;
+    return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+}
+
+size_t fikitd_device_copy_trace(struct fikitd_device *dev, struct fikit_trace_event **out)
+{
+    pthread_mutex_lock(&dev->lock);
+    if (atomic_load(&dev->shm->hdr.trace_on))
+        for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+            if (dev->slots[s].used)
+                drain_trace_ring(dev, s);
+    size_t n = dev->trace_count < dev->trace_cap ? dev->trace_count : dev->trace_cap;
+    struct fikit_trace_event *copy = malloc((n ? n : 1) * sizeof *copy);
+    if (copy) {
+        uint64_t first = dev->trace_count - n;
+        for (size_t i = 0; i < n; i++)
+            copy[i] = dev->trace[(first + i) % dev->trace_cap];
+        qsort(copy, n, sizeof *copy, by_time);
+    } else {
+        n = 0;
+    }
+    pthread_mutex_unlock(&dev->lock);
+    *out = copy;
+    return n;
+}

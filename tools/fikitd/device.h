@@ -1,0 +1,69 @@
+/* Owns: one device inside fikitd: its shared segment, the scheduler state
+ * for the tasks on it, the arbiter thread that turns what clients publish
+ * into grants, and the device's trace buffer. */
+#ifndef FIKITD_DEVICE_H
+#define FIKITD_DEVICE_H
+
+#include "core/sched.h"
+#include "core/shm.h"
+#include "core/trace.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct fikitd_slot_info {
+    bool used;
+    int conn_id;
+    uid_t uid;
+    int requested_level;
+    uint64_t trace_read; /* ring events consumed */
+    uint64_t launches;   /* last publication seen */
+    bool warned;         /* a bad publication was logged */
+};
+
+struct fikitd_device {
+    int index;
+    char key[128];
+    char model[128];
+    int shm_fd;
+    struct fikit_shm *shm;
+    uint64_t poll_ns;
+
+    pthread_mutex_t lock; /* everything below */
+    struct fikit_sched sched;
+    struct fikitd_slot_info slots[FIKIT_SHM_SLOTS];
+    int next_slot;        /* rotating, so a slot is reused as late as possible */
+    uint64_t grants_free, grants_fit, grants_other;
+
+    /* trace: a ring of the device's events, and who each slot was */
+    struct fikit_trace_event *trace;
+    size_t trace_cap;
+    uint64_t trace_count;
+    struct fikit_trace_task trace_tasks[FIKIT_SHM_SLOTS];
+
+    pthread_t arbiter;
+    bool arbiter_running;
+    bool stopping;
+};
+
+/* Creates the segment and starts the arbiter. */
+int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,
+                       const struct fikit_sched_params *params, uint64_t poll_ns,
+                       uint64_t generation, size_t trace_events);
+/* Releases every held launch (clients go on unscheduled), marks the segment
+ * stopped, stops the arbiter and frees the device. */
+void fikitd_device_close(struct fikitd_device *dev);
+
+/* A task joins: returns its slot or -ENOSPC. */
+int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, uid_t uid,
+                           const char *name, int level, int requested_level);
+/* A task left or died: its slot, held launches and reservations go at once. */
+void fikitd_device_remove_task(struct fikitd_device *dev, int slot);
+
+void fikitd_device_set_trace(struct fikitd_device *dev, bool on);
+/* Copies the trace (oldest first) into a malloc'd array. */
+size_t fikitd_device_copy_trace(struct fikitd_device *dev, struct fikit_trace_event **out);
+
+#endif

@@ -1,0 +1,480 @@
+#include "tools/fikitd/server.h"
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* epoll data: small integers, tagged by kind */
+#define TAG_LISTEN 1ull
+#define TAG_SIGNAL 2ull
+#define TAG_CONN (1ull << 32)
+#define TAG_PIDFD (2ull << 32)
+
+static int mkdir_p(const char *dir, mode_t mode)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(buf, mode) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+int fikitd_listen(struct fikitd *d)
+{
+    int rc = fikit_config_socket_path(&d->cfg, d->socket_path, sizeof d->socket_path);
+    if (rc) {
+        fikit_error("socket path too long");
+        return rc;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", d->socket_path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        /* As root the directory is for everyone to reach the socket; as a
+         * user, for that user alone. The socket itself is never world-writable. */
+        rc = mkdir_p(dir, geteuid() == 0 ? 0755 : 0700);
+        if (rc) {
+            fikit_error("cannot create the socket directory %s: %s", dir, strerror(-rc));
+            return rc;
+        }
+    }
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(d->socket_path) >= sizeof sa.sun_path) {
+        fikit_error("socket path %s is longer than %zu bytes", d->socket_path, sizeof sa.sun_path - 1);
+        return -ENAMETOOLONG;
+    }
+    strcpy(sa.sun_path, d->socket_path);
+    /* A live daemon keeps its socket; a stale file from a dead one goes. */
+    int probe = fikit_proto_connect(d->socket_path);
+    if (probe >= 0) {
+        close(probe);
+        fikit_error("another fikitd is already listening on %s", d->socket_path);
+        return -EADDRINUSE;
+    }
+    unlink(d->socket_path);
+    d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (d->listen_fd < 0)
+        return -errno;
+    mode_t old = umask(0077);
+    rc = bind(d->listen_fd, (struct sockaddr *)&sa, sizeof sa);
+    umask(old);
+    if (rc != 0) {
+        rc = -errno;
+        fikit_error("cannot bind %s: %s", d->socket_path, strerror(-rc));
+        close(d->listen_fd);
+        return rc;
+    }
+    if (geteuid() == 0) {
+        struct group *g = getgrnam("fikit");
+        if (g && chown(d->socket_path, 0, g->gr_gid) == 0)
+            chmod(d->socket_path, 0660);
+    }
+    if (listen(d->listen_fd, 128) != 0) {
+        rc = -errno;
+        close(d->listen_fd);
+        return rc;
+    }
+    return 0;
+}
+
+static struct fikitd_conn *conn_by_id(struct fikitd *d, int id)
+{
+    if (id < 0 || id >= FIKITD_MAX_CONNS || !d->conns[id].used)
+        return NULL;
+    return &d->conns[id];
+}
+
+static void close_conn(struct fikitd *d, struct fikitd_conn *c, const char *why)
+{
+    for (int i = 0; i < c->nregs; i++) {
+        struct fikitd_device *dev = d->devices[c->regs[i].device];
+        fikit_info("device %d: task in slot %d (pid %d) gone: %s", dev->index, c->regs[i].slot,
+                   (int)c->pid, why);
+        fikitd_device_remove_task(dev, c->regs[i].slot);
+    }
+    epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    if (c->pidfd >= 0) {
+        epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->pidfd, NULL);
+        close(c->pidfd);
+    }
+    c->used = false;
+}
+
+static void accept_conns(struct fikitd *d)
+{
+    for (;;) {
+        int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+            close(fd);
+            continue;
+        }
+        int id = -1;
+        for (int i = 0; i < FIKITD_MAX_CONNS; i++)
+            if (!d->conns[i].used) {
+                id = i;
+                break;
+            }
+        if (id < 0) {
+            fikit_warn("too many connections; refusing pid %d", (int)cred.pid);
+            close(fd);
+            continue;
+        }
+        struct fikitd_conn *c = &d->conns[id];
+        *c = (struct fikitd_conn){.used = true, .id = id, .fd = fd, .pidfd = -1,
+                                  .pid = cred.pid, .uid = cred.uid, .gid = cred.gid};
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.u64 = TAG_CONN | (uint64_t)id};
+        epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+    }
+}
+
+/* A pidfd tells when the client process exits even if a child it forked
+ * still holds the socket. */
+static void watch_pid(struct fikitd *d, struct fikitd_conn *c)
+{
+    if (c->pidfd >= 0)
+        return;
+    int pfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+    if (pfd < 0)
+        return;
+    c->pidfd = pfd;
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_PIDFD | (uint64_t)c->id};
+    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, pfd, &ev);
+}
+
+static void send_error(int fd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void send_error(int fd, int code, const char *fmt, ...)
+{
+    struct fikit_msg_error m = {.code = code};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m.text, sizeof m.text, fmt, ap);
+    va_end(ap);
+    fikit_proto_send(fd, FIKIT_MSG_ERROR, &m, sizeof m, -1);
+}
+
+static struct fikitd_device *device_for(struct fikitd *d, const char *key, const char *model,
+                                        int *err)
+{
+    for (int i = 0; i < d->ndevices; i++)
+        if (strcmp(d->devices[i]->key, key) == 0)
+            return d->devices[i];
+    if (d->ndevices == FIKITD_MAX_DEVICES) {
+        *err = -ENOSPC;
+        return NULL;
+    }
+    struct fikit_sched_params p;
+    fikit_config_sched_params(&d->cfg, d->calibrated_cost_ns, &p);
+    struct fikitd_device *dev;
+    *err = fikitd_device_open(&dev, d->ndevices, key, model, &p, d->cfg.poll_ns, d->generation,
+                              d->cfg.trace_events);
+    if (*err)
+        return NULL;
+    d->devices[d->ndevices++] = dev;
+    fikit_info("device %d: %s (%s): policy %s, substrate cost %llu us, margin %llu us",
+               dev->index, key, model, fikit_policy_name(p.policy),
+               (unsigned long long)p.substrate_cost_ns / 1000,
+               (unsigned long long)p.safety_margin_ns / 1000);
+    if (d->trace_at_start)
+        fikitd_device_set_trace(dev, true);
+    return dev;
+}
+
+static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struct fikit_msg_register *m)
+{
+    if (c->nregs == FIKITD_MAX_REGS) {
+        send_error(c->fd, -ENOSPC, "one process may use at most %d devices", FIKITD_MAX_REGS);
+        return;
+    }
+    /* Like nice limits: the credentials of the peer decide how high it may go. */
+    int allowed = fikit_config_max_priority(&d->cfg, c->uid, c->gid);
+    int level = m->level < allowed ? allowed : m->level;
+    if (level != m->level)
+        fikit_info("task %s (pid %d, uid %u) asked for priority %d; [limits] allows %d at most",
+                   m->task, (int)c->pid, (unsigned)c->uid, m->level, allowed);
+    int err = 0;
+    struct fikitd_device *dev = device_for(d, m->device_key, m->device_model, &err);
+    if (!dev) {
+        send_error(c->fd, err, "cannot open device %s: %s", m->device_key, strerror(-err));
+        return;
+    }
+    int slot = fikitd_device_add_task(dev, c->id, c->pid, c->uid, m->task, level, m->level);
+    if (slot < 0) {
+        send_error(c->fd, slot, "device %s already has %d tasks", m->device_key, FIKIT_SHM_SLOTS);
+        return;
+    }
+    struct fikit_msg_register_ok ok = {.slot = (uint32_t)slot, .level = level,
+                                       .requested_level = m->level,
+                                       .device_index = (uint32_t)dev->index,
+                                       .generation = d->generation, .shm_size = FIKIT_SHM_SIZE};
+    if (fikit_proto_send(c->fd, FIKIT_MSG_REGISTER_OK, &ok, sizeof ok, dev->shm_fd) != 0) {
+        fikitd_device_remove_task(dev, slot);
+        return;
+    }
+    c->regs[c->nregs].device = dev->index;
+    c->regs[c->nregs].slot = slot;
+    c->nregs++;
+    watch_pid(d, c);
+    fikit_info("device %d: task %s (pid %d) registered in slot %d at priority %d%s", dev->index,
+               m->task, (int)c->pid, slot, level, (m->flags & FIKIT_REGISTER_MEASURE) ? ", measuring" : "");
+}
+
+static void handle_status(struct fikitd *d, struct fikitd_conn *c)
+{
+    uint64_t now = fikit_now_ns();
+    for (int i = 0; i < d->ndevices; i++) {
+        struct fikitd_device *dev = d->devices[i];
+        struct fikit_msg_status_device md = {.index = (uint32_t)dev->index};
+        struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS];
+        int nt = 0;
+        pthread_mutex_lock(&dev->lock);
+        md.top_level = fikit_sched_top_level(&dev->sched, now);
+        md.policy = dev->sched.p.policy;
+        md.substrate_cost_ns = dev->sched.p.substrate_cost_ns;
+        md.safety_margin_ns = dev->sched.p.safety_margin_ns;
+        md.held_now = dev->sched.nreq;
+        md.grants_free = dev->grants_free;
+        md.grants_fit = dev->grants_fit;
+        md.grants_other = dev->grants_other;
+        md.trace_on = atomic_load(&dev->shm->hdr.trace_on);
+        snprintf(md.key, sizeof md.key, "%s", dev->key);
+        snprintf(md.model, sizeof md.model, "%s", dev->model);
+        for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+            if (!dev->slots[s].used)
+                continue;
+            const struct fikit_shm_slot *sl = &dev->shm->slots[s];
+            const struct fikit_task_state *t = fikit_sched_task(&dev->sched, (uint32_t)s);
+            struct fikit_msg_status_task *mt = &tasks[nt++];
+            memset(mt, 0, sizeof *mt);
+            mt->device_index = (uint32_t)dev->index;
+            mt->slot = (uint32_t)s;
+            mt->pid = sl->pid;
+            mt->level = sl->level;
+            mt->requested_level = dev->slots[s].requested_level;
+            mt->uid = dev->slots[s].uid;
+            mt->active = t && fikit_sched_task_active(&dev->sched, t, now);
+            mt->launches = t ? t->launches : 0;
+            mt->holds = atomic_load(&sl->holds);
+            mt->grants = atomic_load(&sl->grants);
+            for (size_t r = 0; r < dev->sched.nreq; r++)
+                if (dev->sched.req[r].task_id == (uint32_t)s)
+                    mt->held_now++;
+            mt->idle_after_ns = t && t->idle_after_ns ? t->idle_after_ns : dev->sched.p.idle_after_ns;
+            snprintf(mt->name, sizeof mt->name, "%s", sl->name);
+        }
+        md.ntasks = (uint32_t)nt;
+        pthread_mutex_unlock(&dev->lock);
+        fikit_proto_send(c->fd, FIKIT_MSG_STATUS_DEVICE, &md, sizeof md, -1);
+        for (int k = 0; k < nt; k++)
+            fikit_proto_send(c->fd, FIKIT_MSG_STATUS_TASK, &tasks[k], sizeof tasks[k], -1);
+    }
+    fikit_proto_send(c->fd, FIKIT_MSG_END, NULL, 0, -1);
+}
+
+static void handle_trace_dump(struct fikitd *d, struct fikitd_conn *c)
+{
+    for (int i = 0; i < d->ndevices; i++) {
+        struct fikitd_device *dev = d->devices[i];
+        struct fikit_trace_event *ev = NULL;
+        size_t n = fikitd_device_copy_trace(dev, &ev);
+        for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+            const struct fikit_trace_task *t = &dev->trace_tasks[s];
+            if (!t->name[0])
+                continue;
+            struct fikit_msg_trace_task m = {.device_index = (uint32_t)dev->index, .slot = s,
+                                             .level = t->level, .pid = t->pid};
+            snprintf(m.name, sizeof m.name, "%s", t->name);
+            snprintf(m.device_model, sizeof m.device_model, "%s", dev->model);
+            fikit_proto_send(c->fd, FIKIT_MSG_TRACE_TASK, &m, sizeof m, -1);
+        }
+        struct fikit_msg_trace_events *chunk = calloc(1, sizeof *chunk);
+        for (size_t k = 0; chunk && k < n; k += FIKIT_TRACE_CHUNK) {
+            size_t m = n - k < FIKIT_TRACE_CHUNK ? n - k : FIKIT_TRACE_CHUNK;
+            chunk->device_index = (uint32_t)dev->index;
+            chunk->n = (uint32_t)m;
+            memcpy(chunk->ev, ev + k, m * sizeof *ev);
+            /* A blocking send: the tool reads as fast as it can. */
+            int fl = fcntl(c->fd, F_GETFL);
+            fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
+            int rc = fikit_proto_send(c->fd, FIKIT_MSG_TRACE_EVENTS, chunk, sizeof *chunk, -1);
+            fcntl(c->fd, F_SETFL, fl);
+            if (rc)
+                break;
+        }
+        free(chunk);
+        free(ev);
+    }
+    fikit_proto_send(c->fd, FIKIT_MSG_END, NULL, 0, -1);
+}
+
+static void handle_message(struct fikitd *d, struct fikitd_conn *c)
+{
+    char buf[FIKIT_MSG_MAX];
+    uint16_t type;
+    int n = fikit_proto_recv(c->fd, buf, &type, NULL, 0);
+    if (n == -ETIMEDOUT || n == -EAGAIN)
+        return;
+    if (n == -EPROTO) {
+        fikit_warn("pid %d sent a malformed message; closing its connection", (int)c->pid);
+        close_conn(d, c, "malformed message");
+        return;
+    }
+    if (n < 0) {
+        close_conn(d, c, "disconnected");
+        return;
+    }
+    void *payload = fikit_proto_payload(buf);
+    switch (type) {
+    case FIKIT_MSG_HELLO: {
+        struct fikit_msg_hello_ok ok = {.pid = (int32_t)getpid(), .ndevices = (uint32_t)d->ndevices,
+                                        .generation = d->generation};
+        snprintf(ok.version, sizeof ok.version, "%s", FIKIT_VERSION);
+        const char *src = d->cfg.source[0] ? d->cfg.source : "(built-in defaults)";
+        size_t len = strlen(src);
+        /* Keep the tail of a long path: it is the informative part. */
+        snprintf(ok.config, sizeof ok.config, "%s", len < sizeof ok.config ? src : src + len - (sizeof ok.config - 1));
+        fikit_proto_send(c->fd, FIKIT_MSG_HELLO_OK, &ok, sizeof ok, -1);
+        break;
+    }
+    case FIKIT_MSG_REGISTER:
+        handle_register(d, c, payload);
+        break;
+    case FIKIT_MSG_STATUS:
+        handle_status(d, c);
+        break;
+    case FIKIT_MSG_TRACE_CTL: {
+        const struct fikit_msg_trace_ctl *m = payload;
+        /* Tracing shows every task's kernels: only root or fikitd's own user. */
+        if (c->uid != 0 && c->uid != geteuid()) {
+            send_error(c->fd, -EPERM, "tracing is for root and the user fikitd runs as");
+            break;
+        }
+        d->trace_at_start = m->op == FIKIT_TRACE_START;
+        for (int i = 0; i < d->ndevices; i++)
+            fikitd_device_set_trace(d->devices[i], m->op == FIKIT_TRACE_START);
+        fikit_info("tracing %s", m->op == FIKIT_TRACE_START ? "started" : "stopped");
+        fikit_proto_send(c->fd, FIKIT_MSG_OK, NULL, 0, -1);
+        break;
+    }
+    case FIKIT_MSG_TRACE_DUMP:
+        if (c->uid != 0 && c->uid != geteuid()) {
+            send_error(c->fd, -EPERM, "tracing is for root and the user fikitd runs as");
+            break;
+        }
+        handle_trace_dump(d, c);
+        break;
+    default:
+        fikit_warn("pid %d sent an unexpected message (type %u); closing its connection",
+                   (int)c->pid, type);
+        close_conn(d, c, "unexpected message");
+        break;
+    }
+}
+
+int fikitd_run(struct fikitd *d)
+{
+    d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &mask, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_LISTEN};
+    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev);
+    ev.data.u64 = TAG_SIGNAL;
+    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->signal_fd, &ev);
+
+    for (;;) {
+        struct epoll_event evs[64];
+        int n = epoll_wait(d->epoll_fd, evs, 64, -1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fikit_error("epoll_wait: %s", strerror(errno));
+            return 1;
+        }
+        for (int i = 0; i < n; i++) {
+            uint64_t tag = evs[i].data.u64;
+            if (tag == TAG_LISTEN) {
+                accept_conns(d);
+            } else if (tag == TAG_SIGNAL) {
+                struct signalfd_siginfo si;
+                while (read(d->signal_fd, &si, sizeof si) == sizeof si) {
+                    if (si.ssi_signo == SIGHUP) {
+                        fikit_info("SIGHUP ignored: restart fikitd to read fikit.ini again");
+                        continue;
+                    }
+                    fikit_info("signal %u: shutting down", si.ssi_signo);
+                    return 0;
+                }
+            } else {
+                int id = (int)(tag & 0xffffffffu);
+                struct fikitd_conn *c = conn_by_id(d, id);
+                if (!c)
+                    continue;
+                if ((tag & ~0xffffffffull) == TAG_PIDFD) {
+                    close_conn(d, c, "process exited");
+                    continue;
+                }
+                if (evs[i].events & EPOLLIN)
+                    handle_message(d, c);
+                c = conn_by_id(d, id);
+                if (c && (evs[i].events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)))
+                    close_conn(d, c, "disconnected");
+            }
+        }
+    }
+}
+
+void fikitd_shutdown(struct fikitd *d)
+{
+    /* Held launches go first, so no client waits on a daemon that is gone. */
+    for (int i = 0; i < d->ndevices; i++)
+        fikitd_device_close(d->devices[i]);
+    d->ndevices = 0;
+    for (int i = 0; i < FIKITD_MAX_CONNS; i++) {
+        if (!d->conns[i].used)
+            continue;
+        close(d->conns[i].fd);
+        if (d->conns[i].pidfd >= 0)
+            close(d->conns[i].pidfd);
+        d->conns[i].used = false;
+    }
+    if (d->listen_fd >= 0) {
+        close(d->listen_fd);
+        unlink(d->socket_path);
+    }
+}

@@ -1,0 +1,54 @@
+/* Owns: fikitd's control plane: the listening socket, the connections of
+ * clients and tools, their peer credentials and pidfds, registration, and
+ * the status and trace requests. One thread, one epoll loop. */
+#ifndef FIKITD_SERVER_H
+#define FIKITD_SERVER_H
+
+#include "conf/config.h"
+#include "tools/fikitd/device.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define FIKITD_MAX_DEVICES 16
+#define FIKITD_MAX_CONNS 1024
+#define FIKITD_MAX_REGS 8
+
+struct fikitd_conn {
+    bool used;
+    int id;
+    int fd;
+    int pidfd; /* -1 if pidfd_open is not available */
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+    struct {
+        int device;
+        int slot;
+    } regs[FIKITD_MAX_REGS];
+    int nregs;
+};
+
+struct fikitd {
+    struct fikit_config cfg;
+    char config_path[4096];
+    char socket_path[4096];
+    int64_t calibrated_cost_ns;
+    uint64_t generation;
+    int listen_fd;
+    int epoll_fd;
+    int signal_fd;
+    bool trace_at_start;
+    struct fikitd_device *devices[FIKITD_MAX_DEVICES];
+    int ndevices;
+    struct fikitd_conn conns[FIKITD_MAX_CONNS];
+};
+
+/* Creates the socket directory and binds the socket. Errors name the path. */
+int fikitd_listen(struct fikitd *d);
+/* Runs until SIGTERM or SIGINT; returns the exit status. */
+int fikitd_run(struct fikitd *d);
+/* Releases everything: held launches go, clients fall back to passthrough. */
+void fikitd_shutdown(struct fikitd *d);
+
+#endif
