@@ -1,0 +1,174 @@
+"""Shared by the integration tests: a private fikitd, fikit-launch, the demo
+programs, and checks of a scheduling trace. Everything runs for real: real
+processes, a real fikitd, OpenCL on the machine's device (PoCL without a GPU).
+
+The build directory comes from $FIKIT_BUILD (ctest sets it)."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.path.abspath(os.environ.get("FIKIT_BUILD", "build"))
+SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FIKITD = os.path.join(BUILD, "tools", "fikitd")
+LAUNCH = os.path.join(BUILD, "tools", "fikit-launch")
+FIKIT = os.path.join(BUILD, "tools", "fikit")
+SERVICE = os.path.join(BUILD, "demo", "fikit-demo-service")
+BATCH = os.path.join(BUILD, "demo", "fikit-demo-batch")
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", flush=True)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print(f"ok: {msg}", flush=True)
+
+
+class Fikit:
+    """A fikitd of our own, with its own socket, state and configuration."""
+
+    def __init__(self, policy="fill", extra="", tasks=(("serve", 0), ("batch", 9))):
+        self.dir = tempfile.mkdtemp(prefix="fikit-it-")
+        self.socket = os.path.join(self.dir, "fikitd.sock")
+        self.state = os.path.join(self.dir, "state")
+        self.log = os.path.join(self.dir, "fikitd.log")
+        self.daemon = None
+        self.env = dict(os.environ)
+        for k in ("FIKIT_CONFIG", "OPENCL_LAYERS", "LD_PRELOAD", "FIKIT_TASK", "FIKIT_PRIORITY"):
+            self.env.pop(k, None)
+        self.write_config(policy, extra, tasks)
+
+    def write_config(self, policy, extra="", tasks=(("serve", 0), ("batch", 9))):
+        self.config = os.path.join(self.dir, "fikit.ini")
+        with open(self.config, "w") as f:
+            f.write(f"[fikit]\nbackend = opencl\n[scheduler]\npolicy = {policy}\n{extra}\n"
+                    f"[daemon]\nsocket = {self.socket}\nstate_dir = {self.state}\n")
+            for name, prio in tasks:
+                f.write(f"[task.{name}]\npriority = {prio}\n")
+
+    def start(self, *args):
+        logf = open(self.log, "a")
+        self.daemon = subprocess.Popen([FIKITD, "-f", "-c", self.config, "-l", "info", *args],
+                                       stdout=logf, stderr=logf, env=self.env)
+        for _ in range(200):
+            if os.path.exists(self.socket):
+                return self
+            if self.daemon.poll() is not None:
+                fail(f"fikitd exited: {open(self.log).read()}")
+            time.sleep(0.02)
+        fail("fikitd did not create its socket")
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.daemon and self.daemon.poll() is None:
+            self.daemon.send_signal(sig)
+            self.daemon.wait(timeout=20)
+        return self.daemon.returncode if self.daemon else None
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def cmd(self, task, argv, measure=False):
+        return [LAUNCH, "-c", self.config, "-t", task] + (["--measure"] if measure else []) + ["--"] + argv
+
+    def run(self, task, argv, measure=False, **kw):
+        return subprocess.run(self.cmd(task, argv, measure), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=self.env, **kw)
+
+    def popen(self, task, argv, measure=False):
+        return subprocess.Popen(self.cmd(task, argv, measure), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=self.env)
+
+    def tool(self, *args):
+        return subprocess.run([FIKIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=self.env)
+
+    def status(self):
+        return self.tool("status", "-c", self.config).stdout
+
+    def trace(self):
+        out = os.path.join(self.dir, "trace.json")
+        r = self.tool("trace", "dump", "-c", self.config, "-o", out)
+        if r.returncode != 0:
+            fail(f"fikit trace dump: {r.stderr}")
+        with open(out) as f:
+            return json.load(f)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+def result(proc_or_out):
+    """The JSON line a demo program printed last."""
+    out = proc_or_out if isinstance(proc_or_out, str) else proc_or_out.stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def threads(trace):
+    """{tid: task name} of the first device."""
+    names = {}
+    for e in trace["traceEvents"]:
+        if e.get("ph") == "M" and e.get("name") == "thread_name":
+            names[e["tid"]] = e["args"]["name"].split(" ")[0]
+    return names
+
+
+def check_no_unfit_start_mid_burst(trace, hp, lp):
+    """No low-priority kernel started while the high-priority task was
+    mid-burst unless its grant predicted a fit.
+
+    Mid-burst at t: between two launches of the high-priority task whose
+    actual gap (from the first one's predicted end to the second launch) was
+    shorter than the low-priority kernel's predicted duration. A kernel that
+    started there must carry a grant with reason 'fit' whose room was at
+    least its predicted duration. Returns (checked, mid_burst) counts."""
+    names = threads(trace)
+    tid = {v: k for k, v in names.items()}
+    ev = [e for e in trace["traceEvents"] if e.get("ph") != "M"]
+    hp_launch = sorted((e for e in ev if e.get("cat") == "launch" and e["tid"] == tid[hp]),
+                       key=lambda e: e["ts"])
+    lp_launch = sorted((e for e in ev if e.get("cat") == "launch" and e["tid"] == tid[lp]),
+                       key=lambda e: e["ts"])
+    grants = sorted((e for e in ev if e.get("cat") == "grant" and e["tid"] == tid[lp]),
+                    key=lambda e: e["ts"] + e["dur"])
+    checked = mid = 0
+    gi = 0
+    last_grant = None
+    for L in lp_launch:
+        t = L["ts"]
+        while gi < len(grants) and grants[gi]["ts"] + grants[gi]["dur"] <= t + 1:
+            last_grant = grants[gi]
+            gi += 1
+        # the high-priority launches around t
+        prev = next_ = None
+        for h in hp_launch:
+            if h["ts"] <= t:
+                prev = h
+            else:
+                next_ = h
+                break
+        if prev is None or next_ is None:
+            continue
+        checked += 1
+        busy_end = prev["ts"] + prev["dur"]
+        lp_dur = (last_grant or {}).get("args", {}).get("predicted_us", 0)
+        if next_["ts"] - busy_end >= max(lp_dur, 1):
+            continue
+        mid += 1
+        g = last_grant
+        if not g or g["args"]["reason"] != "fit" or g["args"]["room_us"] < g["args"]["predicted_us"]:
+            fail(f"low-priority launch at {t:.0f} us started mid-burst of {hp} "
+                 f"(between launches at {prev['ts']:.0f} and {next_['ts']:.0f} us) without a "
+                 f"grant that predicted a fit: {g}")
+    return checked, mid

@@ -1,0 +1,33 @@
+"""The demo end to end at a small size: every mode runs with every output
+checked (the programs exit non-zero otherwise), and the scheduling trace of
+the gap-filling run obeys the policy."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from harness import BUILD, SOURCE, check, check_no_unfit_start_mid_burst, fail
+
+out = tempfile.mkdtemp(prefix="fikit-demo-test-")
+try:
+    r = subprocess.run([os.path.join(SOURCE, "demo", "run-demo"), "--build", BUILD, "--out", out,
+                        "--requests", "25"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(r.stdout)
+    check(r.returncode == 0, "the demo ran every mode with correct outputs")
+    res = json.load(open(os.path.join(out, "results.json")))
+    check(set(res["rows"]) == {"alone", "plain", "strict", "fill"}, "the table has every mode")
+    for m, runs in res["raw"].items():
+        for s, b in runs:
+            check(s["wrong"] == 0 and b["wrong"] == 0 and b["kernels"] > 0,
+                  f"{m}: {s['requests']} requests and {b['kernels']} batch kernels, all correct")
+    trace = json.load(open(os.path.join(out, "trace-fill.json")))
+    ev = [e for e in trace["traceEvents"] if e.get("ph") != "M"]
+    fits = [e for e in ev if e.get("cat") == "grant" and e["args"]["reason"] == "fit"]
+    check(len(fits) > 0, f"the batch job filled {len(fits)} gaps")
+    checked, mid = check_no_unfit_start_mid_burst(trace, "serve", "batch")
+    check(checked > 0, f"no batch kernel started mid-burst without a predicted fit "
+                       f"({checked} launches between service launches, {mid} in short gaps, all fits)")
+    names = {e["name"] for e in ev if e.get("cat") == "launch"}
+    check({"layer0", "layer1", "rounds"} <= names, f"kernels are named in the trace: {sorted(names)}")
+finally:
+    shutil.rmtree(out, ignore_errors=True)

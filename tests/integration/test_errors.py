@@ -1,0 +1,54 @@
+"""Users' mistakes get errors that name the file, line, key and value."""
+import os
+import subprocess
+from harness import FIKIT, FIKITD, LAUNCH, SERVICE, Fikit, check
+
+with Fikit() as fk:
+    bad = os.path.join(fk.dir, "bad.ini")
+    with open(bad, "w") as f:
+        f.write("[fikit]\nbackend = opencl\n[scheduler]\npolicy = fastest\n")
+    want = f"{bad}:4: [scheduler] policy = fastest: unknown value (accepted: fill, strict, passthrough)"
+    for name, cmd in (("fikit-launch", [LAUNCH, "-c", bad, "--", "true"]),
+                      ("fikitd", [FIKITD, "-f", "-c", bad]),
+                      ("fikitd --check-config", [FIKITD, "--check-config", "-c", bad]),
+                      ("fikit config", [FIKIT, "config", "-c", bad]),
+                      ("fikit status", [FIKIT, "status", "-c", bad])):
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=fk.env)
+        check(r.returncode != 0 and want in r.stderr, f"{name} rejects a malformed fikit.ini: {r.stderr.strip()}")
+
+    # The program sees a malformed FIKIT_CONFIG too: it runs unscheduled after one line.
+    env = dict(fk.env, OPENCL_LAYERS=os.path.join(os.path.dirname(FIKIT), "..", "interpose", "libfikit.so"),
+               FIKIT_CONFIG=bad)
+    r = subprocess.run([SERVICE, "-n", "1", "-r", "0", "-w", "10", "-k", "1"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, env=env)
+    lines = [l for l in r.stderr.splitlines() if "fikit" in l]
+    check(r.returncode == 0 and len(lines) == 1 and "policy = fastest" in lines[0] and "passthrough" in lines[0],
+          f"a program given a malformed fikit.ini runs unscheduled after one line: {lines}")
+
+    r = fk.run("nosuchtask", ["true"])
+    check(r.returncode == 125 and f"task 'nosuchtask' is not in {fk.config} (known tasks: serve, batch)"
+          in r.stderr, f"unknown task: {r.stderr.strip()}")
+    r = fk.run("serve", ["/nonexistent/program"])
+    check(r.returncode == 127 and "/nonexistent/program: command not found" in r.stderr,
+          f"missing program: {r.stderr.strip()}")
+    r = fk.run("serve", ["sh", "-c", "exit 3"])
+    check(r.returncode == 3, "the program's exit status is kept")
+    r = fk.run("serve", ["sh", "-c", "kill -TERM $$"])
+    check(r.returncode == -15, "a program killed by a signal is seen as killed by it")
+
+    fk.write_config("fill", tasks=(("serve", 0),))
+    with open(fk.config, "a") as f:
+        f.write("[client]\non_daemon_missing = fail\n")
+    r = fk.run("serve", ["true"])
+    check(r.returncode == 125 and f"cannot reach fikitd at {fk.socket}" in r.stderr and "fikitd -c" in r.stderr,
+          f"on_daemon_missing = fail: {r.stderr.strip()}")
+    fk.write_config("fill")
+    r = fk.run("serve", [SERVICE, "-n", "2", "-r", "0", "-w", "10", "-k", "1"])
+    lines = [l for l in r.stderr.splitlines() if "fikit" in l]
+    check(r.returncode == 0 and len(lines) == 1 and f"cannot reach fikitd at {fk.socket}" in lines[0],
+          f"no daemon: the program runs after one line: {lines}")
+    for cmd in ([FIKITD, "--help"], [LAUNCH, "--help"], [FIKIT, "--help"], [FIKIT, "status", "--help"],
+                [FIKIT, "trace", "--help"], [FIKIT, "profile", "--help"], [FIKIT, "replay", "--help"],
+                [FIKIT, "config", "--help"], [SERVICE, "--help"]):
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+        check(r.returncode == 0 and "Usage:" in r.stdout, f"{' '.join(os.path.basename(c) for c in cmd)} has usage text")

@@ -1,0 +1,67 @@
+"""SIGKILL of a client holding a grant frees the grant at once.
+
+A priority-0 service runs one long kernel, then leaves a 400 ms gap, again
+and again. Two batch jobs of ~180 ms kernels wait behind it: the gap has room
+for one. The first is granted; we kill it right after its grant. The second
+must be granted before the first one's kernel would have ended, because
+fikitd drops the dead task's reservation as soon as it sees the death
+(socket hang-up or pidfd), not at a time-out."""
+import signal
+import time
+from harness import BATCH, SERVICE, Fikit, check, fail, threads
+
+SVC = [SERVICE, "--json", "-n", "1000", "-r", "0", "-k", "2", "-g", "400000", "-w", "2000"]
+LP = [BATCH, "--json", "-c", "1000", "-w", "20000"]
+
+with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
+           tasks=(("serve", 0), ("batch-a", 9), ("batch-b", 9))) as fk:
+    fk.start("--trace")
+    # Measure each alone first, so every kernel has a prediction.
+    r = fk.run("serve", SVC[:3] + ["4"] + SVC[4:], measure=True)
+    check(r.returncode == 0, "service measured")
+    for t in ("batch-a", "batch-b"):
+        r = fk.run(t, LP[:3] + ["3"] + LP[4:], measure=True)
+        check(r.returncode == 0, f"{t} measured")
+    svc = fk.popen("serve", SVC)
+    time.sleep(1.0)
+    a = fk.popen("batch-a", LP)
+    time.sleep(0.05)
+    b = fk.popen("batch-b", LP)
+    # Wait for batch-a's first grant.
+    deadline = time.time() + 30
+    killed_at = None
+    while time.time() < deadline:
+        line = next((l for l in fk.status().splitlines() if " batch-a " in l), "")
+        cols = line.split()
+        if len(cols) >= 8 and int(cols[7]) >= 1:
+            a.send_signal(signal.SIGKILL)
+            killed_at = time.monotonic_ns() / 1000.0
+            break
+        time.sleep(0.002)
+    if killed_at is None:
+        fail("batch-a was never granted")
+    a.wait()
+    time.sleep(1.0)
+    trace = fk.trace()
+    svc.send_signal(signal.SIGTERM)
+    b.send_signal(signal.SIGTERM)
+    svc.wait()
+    b.wait()
+    tid = {v: k for k, v in threads(trace).items()}
+    grants = [e for e in trace["traceEvents"] if e.get("cat") == "grant"]
+    ga = sorted((e for e in grants if e["tid"] == tid["batch-a"]), key=lambda e: e["ts"] + e["dur"])
+    gb = sorted((e for e in grants if e["tid"] == tid["batch-b"]), key=lambda e: e["ts"] + e["dur"])
+    check(len(ga) >= 1, "batch-a was granted")
+    a_grant = ga[0]["ts"] + ga[0]["dur"]
+    a_end = a_grant + ga[0]["args"]["predicted_us"]
+    check(ga[0]["args"]["reason"] == "fit", "batch-a's grant was a gap fill")
+    b_after = [g for g in gb if g["ts"] + g["dur"] >= killed_at]
+    check(len(b_after) >= 1, "batch-b was granted after the kill")
+    b_grant = b_after[0]["ts"] + b_after[0]["dur"]
+    print(f"batch-a granted at {a_grant:.0f} us, killed {killed_at - a_grant:.0f} us later; "
+          f"its kernel was predicted to end {a_end - a_grant:.0f} us after its grant; "
+          f"batch-b granted {b_grant - killed_at:.0f} us after the kill")
+    check(not [g for g in gb if a_grant <= g["ts"] + g["dur"] < killed_at],
+          "batch-b was not granted while batch-a held the gap")
+    check(b_grant < a_end, "batch-b was granted before batch-a's kernel would have ended: the dead "
+                           "client's grant was freed at once")
