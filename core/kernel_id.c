@@ -50,11 +50,13 @@ uint64_t fikit_kernel_name_hash(enum fikit_backend_kind backend, const char *nam
 uint64_t fikit_kernel_key_from_hash(uint64_t name_hash, const uint32_t grid[3],
                                     const uint32_t block[3], uint32_t shmem)
 {
+    /* One mixing round per 64-bit word of geometry: this runs on every
+     * launch, and each round already spreads every input bit. */
     uint64_t h = name_hash;
-    h = fikit_mix64(h, ((uint64_t)grid[0] << 32) | grid[1]);
-    h = fikit_mix64(h, ((uint64_t)grid[2] << 32) | block[0]);
-    h = fikit_mix64(h, ((uint64_t)block[1] << 32) | block[2]);
-    h = fikit_mix64(h, shmem);
+    h = mix(h ^ (((uint64_t)grid[0] << 32) | grid[1]));
+    h = mix(h ^ (((uint64_t)grid[2] << 32) | block[0]));
+    h = mix(h ^ (((uint64_t)block[1] << 32) | block[2]));
+    h = mix(h ^ ((uint64_t)shmem | 0x5348000000000000ull));
     return h == FIKIT_KEY_NONE ? 1 : h;
 }
 

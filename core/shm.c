@@ -114,14 +114,16 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
                                   uint64_t idle_after_ns)
 {
     pub_lock(slot);
-    struct fikit_shm_launch p;
-    copy_launch(&p, &slot->pub);
-    p.launches++;
-    p.last_launch_ns = now;
-    p.busy_until_ns = fikit_busy_until(p.busy_until_ns, now, dur_ns);
-    p.last_key = key;
-    p.idle_after_ns = idle_after_ns;
-    p.gap = *gap;
+    /* Only two fields carry over; the rest is this launch's. */
+    struct fikit_shm_launch p = {
+        .launches = __atomic_load_n(&slot->pub.launches, __ATOMIC_RELAXED) + 1,
+        .last_launch_ns = now,
+        .busy_until_ns = fikit_busy_until(__atomic_load_n(&slot->pub.busy_until_ns, __ATOMIC_RELAXED),
+                                          now, dur_ns),
+        .last_key = key,
+        .idle_after_ns = idle_after_ns,
+        .gap = *gap,
+    };
     pub_write(slot, &p);
     atomic_store_explicit(&slot->pub_lock, 0, memory_order_release);
     return p.busy_until_ns;

@@ -95,6 +95,7 @@ struct fikit_shm_header {
     _Atomic uint32_t daemon_state;
     _Atomic uint32_t arbiter_futex; /* bumped and woken by a client that posts */
     _Atomic uint32_t level_mask;  /* bit L: a registered task has level L */
+    _Atomic uint64_t slot_mask;   /* bit S: slot S holds a registered task */
     _Atomic uint32_t trace_on;    /* clients write their trace ring while set */
     _Atomic uint32_t policy;      /* enum fikit_policy */
     uint32_t pad;

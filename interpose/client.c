@@ -18,6 +18,18 @@ struct fikit_client fikit_client = {.lock = PTHREAD_MUTEX_INITIALIZER, .sock = -
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+static uint32_t wants_mask(enum fikit_backend_choice b)
+{
+    switch (b) {
+    case FIKIT_BACKEND_CHOICE_AUTO:
+        return 1u << FIKIT_BACKEND_CUDA | 1u << FIKIT_BACKEND_HIP | 1u << FIKIT_BACKEND_OPENCL;
+    case FIKIT_BACKEND_CHOICE_CUDA: return 1u << FIKIT_BACKEND_CUDA;
+    case FIKIT_BACKEND_CHOICE_HIP: return 1u << FIKIT_BACKEND_HIP;
+    case FIKIT_BACKEND_CHOICE_OPENCL: return 1u << FIKIT_BACKEND_OPENCL;
+    }
+    return 0;
+}
+
 static void after_fork_child(void)
 {
     /* The child is a new task: it registers under its own pid at its first
@@ -40,6 +52,7 @@ static void init_once_fn(void)
     if (fikit_config_load(NULL, &c->cfg, &err) != 0) {
         fikit_warn("%s; running unscheduled (passthrough)", err.msg);
         c->disabled = true;
+        atomic_store_explicit(&c->wants, FIKIT_CLIENT_WANTS_KNOWN, memory_order_release);
         return;
     }
     enum fikit_log_level level = c->cfg.log_level;
@@ -83,6 +96,8 @@ static void init_once_fn(void)
     if (be && *be && fikit_backend_choice_parse(be, &c->backend))
         fikit_warn("FIKIT_BACKEND=%s is not one of %s; using %s", be, FIKIT_BACKEND_CHOICE_NAMES,
                    fikit_backend_choice_name(c->backend));
+    atomic_store_explicit(&c->wants, wants_mask(c->backend) | FIKIT_CLIENT_WANTS_KNOWN,
+                          memory_order_release);
     c->sample_period = c->cfg.sample_rate > 0 ? (uint32_t)(1.0 / c->cfg.sample_rate + 0.5) : 0;
     if (c->sample_period == 0 && c->cfg.sample_rate > 0)
         c->sample_period = 1;
@@ -95,16 +110,21 @@ static void init_once_fn(void)
 
 void fikit_client_init(void) { pthread_once(&init_once, init_once_fn); }
 
-bool fikit_client_wants(enum fikit_backend_kind kind)
+bool fikit_client_learns(void)
 {
     fikit_client_init();
-    switch (fikit_client.backend) {
-    case FIKIT_BACKEND_CHOICE_AUTO: return true;
-    case FIKIT_BACKEND_CHOICE_CUDA: return kind == FIKIT_BACKEND_CUDA;
-    case FIKIT_BACKEND_CHOICE_HIP: return kind == FIKIT_BACKEND_HIP;
-    case FIKIT_BACKEND_CHOICE_OPENCL: return kind == FIKIT_BACKEND_OPENCL;
+    return !fikit_client.disabled && (fikit_client.measure || fikit_client.sample_period);
+}
+
+bool fikit_client_wants(enum fikit_backend_kind kind)
+{
+    /* Every launch asks: once initialised, one load. */
+    uint32_t m = atomic_load_explicit(&fikit_client.wants, memory_order_acquire);
+    if (!(m & FIKIT_CLIENT_WANTS_KNOWN)) {
+        fikit_client_init();
+        m = atomic_load_explicit(&fikit_client.wants, memory_order_acquire);
     }
-    return false;
+    return (m >> kind) & 1u;
 }
 
 /* ---------------------------------------------------------- registration */

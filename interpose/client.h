@@ -46,8 +46,11 @@ struct fikit_client_device {
     char profile_path[PATH_MAX];
 };
 
+#define FIKIT_CLIENT_WANTS_KNOWN (1u << 31)
+
 struct fikit_client {
-    pthread_mutex_t lock; /* registration and the fields below it */
+    _Atomic uint32_t wants; /* bit per enum fikit_backend_kind; KNOWN once initialised */
+    pthread_mutex_t lock;   /* registration and the fields below it */
     bool disabled;        /* configuration unusable: plain passthrough */
     struct fikit_config cfg;
     char task[64];
@@ -73,6 +76,8 @@ extern struct fikit_client fikit_client;
 
 /* Reads the environment and fikit.ini once; safe from any thread. */
 void fikit_client_init(void);
+/* Whether launches are ever timed (measuring, or sample_rate > 0). */
+bool fikit_client_learns(void);
 /* Whether launches of this API are to be scheduled (fikit.ini backend). */
 bool fikit_client_wants(enum fikit_backend_kind kind);
 /* The device of a launch, registering it on first use; NULL if the client

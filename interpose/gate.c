@@ -63,9 +63,11 @@ static bool higher_level_active(const struct fikit_registration *r, uint64_t now
     if (!higher)
         return false; /* the high-priority fast path: one load */
     uint64_t idle_default = atomic_load_explicit(&shm->hdr.idle_after_ns, memory_order_relaxed);
-    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
-        const struct fikit_shm_slot *sl = &shm->slots[s];
-        if (s == r->slot_index || sl->level >= r->level ||
+    uint64_t slots = atomic_load_explicit(&shm->hdr.slot_mask, memory_order_acquire) &
+                     ~(1ull << r->slot_index);
+    for (; slots; slots &= slots - 1) {
+        const struct fikit_shm_slot *sl = &shm->slots[__builtin_ctzll(slots)];
+        if (sl->level >= r->level ||
             atomic_load_explicit(&sl->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
             continue;
         struct fikit_shm_launch pub;

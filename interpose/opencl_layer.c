@@ -24,6 +24,9 @@ struct queue_info {
 };
 
 static struct _cl_icd_dispatch layer;       /* what the loader calls */
+/* Profiling is added to the program's queues only when launches are timed:
+ * it costs the driver a few timestamps per command. */
+static cl_command_queue_properties add_profiling;
 static const struct _cl_icd_dispatch *next; /* what we call */
 static struct fikit_ptrmap queues = FIKIT_PTRMAP_INIT;
 
@@ -67,7 +70,7 @@ static cl_command_queue CL_API_CALL fikit_clCreateCommandQueue(cl_context ctx, c
                                                                cl_command_queue_properties props,
                                                                cl_int *err)
 {
-    cl_command_queue q = next->clCreateCommandQueue(ctx, dev, props | CL_QUEUE_PROFILING_ENABLE, err);
+    cl_command_queue q = next->clCreateCommandQueue(ctx, dev, props | add_profiling, err);
     if (q)
         remember_queue(q, dev, (props & CL_QUEUE_PROFILING_ENABLE) != 0, NULL);
     return q;
@@ -92,10 +95,10 @@ fikit_clCreateCommandQueueWithProperties(cl_context ctx, cl_device_id dev,
         if (props[i] == CL_QUEUE_PROPERTIES) {
             has_flags = true;
             app_profiling = (props[i + 1] & CL_QUEUE_PROFILING_ENABLE) != 0;
-            mine[i + 1] |= CL_QUEUE_PROFILING_ENABLE;
+            mine[i + 1] |= add_profiling;
         }
     }
-    if (!has_flags) {
+    if (!has_flags && add_profiling) {
         mine[n++] = CL_QUEUE_PROPERTIES;
         mine[n++] = CL_QUEUE_PROFILING_ENABLE;
     }
@@ -301,6 +304,7 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_di
         *layer_ret = &layer; /* a transparent layer */
         return CL_SUCCESS;
     }
+    add_profiling = fikit_client_learns() ? CL_QUEUE_PROFILING_ENABLE : 0;
     layer.clCreateCommandQueue = fikit_clCreateCommandQueue;
     layer.clCreateCommandQueueWithProperties = fikit_clCreateCommandQueueWithProperties;
     layer.clGetCommandQueueInfo = fikit_clGetCommandQueueInfo;

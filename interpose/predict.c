@@ -1,11 +1,17 @@
 #include "interpose/predict.h"
 
-#include "core/kernel_id.h"
-
 #include <stdlib.h>
 
 #define MASK (FIKIT_PRED_CAP - 1)
 #define MAX_PROBE 64
+
+/* Kernel keys are already well-mixed hashes: their low bits index the
+ * tables directly, which keeps a lookup to a few instructions. */
+static unsigned dur_home(uint64_t key) { return (unsigned)key & MASK; }
+static unsigned gap_home(uint64_t prev, uint64_t key)
+{
+    return (unsigned)(key ^ (prev * 0x9e3779b97f4a7c15ull) >> 17) & MASK;
+}
 
 struct fikit_predictor *fikit_predictor_new(void) { return calloc(1, sizeof(struct fikit_predictor)); }
 
@@ -13,7 +19,7 @@ void fikit_predictor_free(struct fikit_predictor *p) { free(p); }
 
 uint64_t fikit_predict_duration(const struct fikit_predictor *p, uint64_t key)
 {
-    unsigned i = (unsigned)fikit_mix64(key, 1) & MASK;
+    unsigned i = dur_home(key);
     for (int n = 0; n < MAX_PROBE; n++, i = (i + 1) & MASK) {
         uint64_t k = atomic_load_explicit(&p->dur[i].key, memory_order_acquire);
         if (k == key)
@@ -26,7 +32,7 @@ uint64_t fikit_predict_duration(const struct fikit_predictor *p, uint64_t key)
 
 void fikit_predictor_set_duration(struct fikit_predictor *p, uint64_t key, uint64_t dur_ns)
 {
-    unsigned i = (unsigned)fikit_mix64(key, 1) & MASK;
+    unsigned i = dur_home(key);
     for (int n = 0; n < MAX_PROBE; n++, i = (i + 1) & MASK) {
         uint64_t k = atomic_load_explicit(&p->dur[i].key, memory_order_relaxed);
         if (k == key || k == 0) {
@@ -41,7 +47,7 @@ void fikit_predictor_set_duration(struct fikit_predictor *p, uint64_t key, uint6
 static const struct fikit_pred_gap *find_gap(const struct fikit_predictor *p, uint64_t prev,
                                              uint64_t key)
 {
-    unsigned i = (unsigned)fikit_mix64(prev, key) & MASK;
+    unsigned i = gap_home(prev, key);
     for (int n = 0; n < MAX_PROBE; n++, i = (i + 1) & MASK) {
         uint64_t k = atomic_load_explicit(&p->gap[i].key, memory_order_acquire);
         if (k == 0)
@@ -75,7 +81,7 @@ bool fikit_predict_gap(const struct fikit_predictor *p, uint64_t prev, uint64_t 
 void fikit_predictor_set_gap(struct fikit_predictor *p, uint64_t prev, uint64_t key,
                              const struct fikit_gap_pred *g)
 {
-    unsigned i = (unsigned)fikit_mix64(prev, key) & MASK;
+    unsigned i = gap_home(prev, key);
     for (int n = 0; n < MAX_PROBE; n++, i = (i + 1) & MASK) {
         struct fikit_pred_gap *e = &p->gap[i];
         uint64_t k = atomic_load_explicit(&e->key, memory_order_relaxed);

@@ -1,14 +1,14 @@
 #include "interpose/ptrmap.h"
 
-#include "core/kernel_id.h"
-
 #include <errno.h>
 
 #define TOMBSTONE ((uintptr_t)1)
 
+/* Fibonacci hashing: handles are aligned pointers, a multiply spreads them. */
 static unsigned home(const void *key)
 {
-    return (unsigned)fikit_mix64((uint64_t)(uintptr_t)key, 0) & (FIKIT_PTRMAP_CAP - 1);
+    return (unsigned)((((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull) >> 40) &
+           (FIKIT_PTRMAP_CAP - 1);
 }
 
 void *fikit_ptrmap_get(struct fikit_ptrmap *m, const void *key)

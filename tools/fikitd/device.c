@@ -19,13 +19,18 @@ static void trace_add(struct fikitd_device *dev, const struct fikit_trace_event 
     dev->trace_count++;
 }
 
-static void update_level_mask(struct fikitd_device *dev)
+static void update_masks(struct fikitd_device *dev)
 {
-    uint32_t mask = 0;
-    for (int i = 0; i < FIKIT_SHM_SLOTS; i++)
-        if (dev->slots[i].used)
-            mask |= 1u << dev->shm->slots[i].level;
-    atomic_store(&dev->shm->hdr.level_mask, mask);
+    uint32_t levels = 0;
+    uint64_t slots = 0;
+    for (int i = 0; i < FIKIT_SHM_SLOTS; i++) {
+        if (dev->slots[i].used) {
+            levels |= 1u << dev->shm->slots[i].level;
+            slots |= 1ull << i;
+        }
+    }
+    atomic_store(&dev->shm->hdr.slot_mask, slots);
+    atomic_store(&dev->shm->hdr.level_mask, levels);
 }
 
 /* A publication is trusted only if it is plausible: a corrupt or hostile
@@ -270,7 +275,7 @@ int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, ui
     fikit_sched_add_task(&dev->sched, (uint32_t)s, pid, name, level);
     dev->trace_tasks[s] = (struct fikit_trace_task){.slot = s, .level = level, .pid = pid};
     snprintf(dev->trace_tasks[s].name, sizeof dev->trace_tasks[s].name, "%s", name);
-    update_level_mask(dev);
+    update_masks(dev);
     pthread_mutex_unlock(&dev->lock);
     return s;
 }
@@ -291,7 +296,7 @@ void fikitd_device_remove_task(struct fikitd_device *dev, int s)
      * not touched: a client killed mid-publication may hold its lock.) */
     atomic_store(&dev->shm->slots[s].state, FIKIT_SLOT_FREE);
     dev->slots[s].used = false;
-    update_level_mask(dev);
+    update_masks(dev);
     pthread_mutex_unlock(&dev->lock);
     /* Held work of others may go now. */
     atomic_fetch_add(&dev->shm->hdr.arbiter_futex, 1);
