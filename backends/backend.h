@@ -44,7 +44,9 @@ struct fikit_backend_ops {
     int (*device_identity)(const struct fikit_launch_desc *l, char *key, size_t keylen,
                            char *model, size_t modellen);
     /* Whether the launch's stream is being captured into a graph: then it
-     * is recorded, not run, and must be neither held nor timed. */
+     * is recorded, not run, and must be neither held, published nor timed.
+     * Asked only while captures_open() (cheap) says one may be. */
+    bool (*captures_open)(void);
     bool (*stream_capturing)(const struct fikit_launch_desc *l);
 
     /* Timing, off the hot path: begin before the real launch, end after it

@@ -48,6 +48,8 @@ static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
 
 void fikit_gate_forget_kernel(const void *kernel) { fikit_ptrmap_remove(&names, kernel); }
 
+void fikit_gate_forget_all_kernels(void) { fikit_ptrmap_clear(&names); }
+
 /* ------------------------------------------------------------- holding */
 
 /* Whether a task of a higher level than ours is active, read from the
@@ -139,14 +141,18 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
 
 /* ------------------------------------------------------------ the gate */
 
+
 void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
                       struct fikit_launch_desc *l)
 {
     memset(g, 0, sizeof *g);
     if (!fikit_client_wants(ops->kind))
         return;
-    if (ops->stream_capturing && ops->stream_capturing(l))
-        return; /* recorded into a graph, not run: the graph launch is gated */
+    /* A launch into a stream being captured into a graph is recorded, not
+     * run: fikit leaves it alone and gates the graph's launch instead. The
+     * driver is asked only while a capture is open in this process. */
+    if (ops->captures_open && ops->captures_open() && ops->stream_capturing(l))
+        return;
     struct fikit_client_device *d = fikit_client_device(ops, l);
     if (!d)
         return;

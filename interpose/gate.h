@@ -31,5 +31,7 @@ void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool lau
 
 /* Forgets the cached name of a kernel handle that is going away. */
 void fikit_gate_forget_kernel(const void *kernel);
+/* Forgets every cached name (code was unloaded: handles may be reused). */
+void fikit_gate_forget_all_kernels(void);
 
 #endif

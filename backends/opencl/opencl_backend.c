@@ -112,6 +112,7 @@ const struct fikit_backend_ops fikit_opencl_ops = {
     .name = "opencl",
     .kernel_name = kernel_name,
     .device_identity = device_identity,
+    .captures_open = NULL,
     .stream_capturing = NULL,
     .marker_begin = marker_begin,
     .marker_end = marker_end,

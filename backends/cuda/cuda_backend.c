@@ -1,0 +1,291 @@
+#include "backends/cuda/cuda_backend.h"
+
+#include "core/log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------ driver functions */
+
+static struct {
+    CUresult (*CtxGetCurrent)(CUcontext *);
+    CUresult (*CtxSetCurrent)(CUcontext);
+    CUresult (*CtxGetDevice)(CUdevice *);
+    CUresult (*DeviceGetUuid)(CUuuid *, CUdevice);
+    CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*FuncGetName)(const char **, CUfunction);
+    CUresult (*KernelGetName)(const char **, CUkernel);
+    CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
+    CUresult (*EventCreate)(CUevent *, unsigned);
+    CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*EventQuery)(CUevent);
+    CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+    CUresult (*EventDestroy)(CUevent);
+    CUresult (*ThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *);
+} drv;
+
+static fikit_cu_get_proc_fn get_proc;
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+static bool drv_ok;
+
+void fikit_cuda_set_get_proc(fikit_cu_get_proc_fn fn)
+{
+    if (!get_proc)
+        get_proc = fn;
+}
+
+static void *lookup(const char *name, int version)
+{
+    void *p = NULL;
+    CUdriverProcAddressQueryResult st;
+    if (get_proc(name, &p, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st) != CUDA_SUCCESS)
+        return NULL;
+    return p;
+}
+
+static void resolve(void)
+{
+    if (!get_proc)
+        return;
+    /* Ask for the ABI this file was written against. */
+    drv.CtxGetCurrent = lookup("cuCtxGetCurrent", 4000);
+    drv.CtxSetCurrent = lookup("cuCtxSetCurrent", 4000);
+    drv.CtxGetDevice = lookup("cuCtxGetDevice", 2000);
+    drv.DeviceGetUuid = lookup("cuDeviceGetUuid", 11040);
+    drv.DeviceGetName = lookup("cuDeviceGetName", 2000);
+    drv.FuncGetName = lookup("cuFuncGetName", 12030);
+    drv.KernelGetName = lookup("cuKernelGetName", 12030);
+    drv.StreamIsCapturing = lookup("cuStreamIsCapturing", 10000);
+    drv.EventCreate = lookup("cuEventCreate", 2000);
+    drv.EventRecord = lookup("cuEventRecord", 2000);
+    drv.EventQuery = lookup("cuEventQuery", 2000);
+    drv.EventElapsedTime = lookup("cuEventElapsedTime", 2000);
+    if (!drv.EventElapsedTime) /* same signature; the driver may keep only the newer one */
+        drv.EventElapsedTime = lookup("cuEventElapsedTime", 12080);
+    drv.EventDestroy = lookup("cuEventDestroy", 4000);
+    drv.ThreadExchangeStreamCaptureMode = lookup("cuThreadExchangeStreamCaptureMode", 10010);
+    drv_ok = drv.CtxGetCurrent && drv.CtxGetDevice && drv.DeviceGetName && drv.EventCreate &&
+             drv.EventRecord && drv.EventQuery && drv.EventElapsedTime;
+    if (!drv_ok)
+        fikit_warn("the CUDA driver lacks functions fikit needs: CUDA launches run unscheduled");
+}
+
+static bool ready(void)
+{
+    pthread_once(&drv_once, resolve);
+    return drv_ok;
+}
+
+/* ------------------------------------------------------------ describing */
+
+bool fikit_cuda_describe(struct fikit_launch_desc *l, void *f, CUstream s, bool ptsz,
+                         const unsigned grid[3], const unsigned block[3], unsigned shmem,
+                         const char *name)
+{
+    CUcontext ctx = NULL;
+    if (!ready() || drv.CtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+        return false;
+    l->backend = FIKIT_BACKEND_CUDA;
+    l->device = ctx;
+    l->kernel = f;
+    /* The stream as the driver will see it: NULL means the per-thread
+     * stream for _ptsz entry points and the legacy stream otherwise. */
+    l->stream = (!s && ptsz) ? FIKIT_CU_STREAM_PER_THREAD : s;
+    for (int i = 0; i < 3; i++) {
+        l->grid[i] = grid ? grid[i] : 0;
+        l->block[i] = block ? block[i] : 0;
+    }
+    l->shmem = shmem;
+    l->name = name;
+    l->launch_event = NULL;
+    return true;
+}
+
+/* ------------------------------------------------------------------ ops */
+
+static int kernel_name(void *kernel, char *buf, size_t len)
+{
+    const char *n = NULL;
+    /* cudart passes CUkernel handles where a CUfunction is expected: try both. */
+    if (drv.FuncGetName && drv.FuncGetName(&n, (CUfunction)kernel) == CUDA_SUCCESS && n) {
+        snprintf(buf, len, "%s", n);
+        return 0;
+    }
+    if (drv.KernelGetName && drv.KernelGetName(&n, (CUkernel)kernel) == CUDA_SUCCESS && n) {
+        snprintf(buf, len, "%s", n);
+        return 0;
+    }
+    return -ENOENT;
+}
+
+static int device_identity(const struct fikit_launch_desc *l, char *key, size_t keylen,
+                           char *model, size_t modellen)
+{
+    (void)l; /* the launch's context is current */
+    CUdevice dev;
+    char name[256] = "";
+    if (drv.CtxGetDevice(&dev) != CUDA_SUCCESS || drv.DeviceGetName(name, sizeof name, dev) != CUDA_SUCCESS)
+        return -ENODEV;
+    CUuuid u;
+    if (drv.DeviceGetUuid && drv.DeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
+        const unsigned char *b = (const unsigned char *)u.bytes;
+        snprintf(key, keylen,
+                 "cuda:GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                 b[14], b[15]);
+    } else {
+        snprintf(key, keylen, "cuda:%d:%s", (int)dev, name);
+    }
+    snprintf(model, modellen, "%s", name);
+    return 0;
+}
+
+static _Atomic int open_captures;
+
+void fikit_cuda_capture_began(void) { atomic_fetch_add(&open_captures, 1); }
+
+void fikit_cuda_capture_ended(void)
+{
+    int n = atomic_load(&open_captures);
+    while (n > 0 && !atomic_compare_exchange_weak(&open_captures, &n, n - 1))
+        ;
+}
+
+static bool captures_open(void) { return atomic_load_explicit(&open_captures, memory_order_relaxed) > 0; }
+
+static bool stream_capturing(const struct fikit_launch_desc *l)
+{
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (!drv.StreamIsCapturing || drv.StreamIsCapturing((CUstream)l->stream, &st) != CUDA_SUCCESS)
+        return false;
+    return st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* Events are reused: creating one costs microseconds. */
+#define POOL_MAX 512
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    CUcontext ctx;
+    CUevent ev;
+} pool[POOL_MAX];
+static int pool_n;
+
+static CUevent event_get(CUcontext ctx)
+{
+    pthread_mutex_lock(&pool_lock);
+    for (int i = pool_n - 1; i >= 0; i--) {
+        if (pool[i].ctx == ctx) {
+            CUevent ev = pool[i].ev;
+            pool[i] = pool[--pool_n];
+            pthread_mutex_unlock(&pool_lock);
+            return ev;
+        }
+    }
+    pthread_mutex_unlock(&pool_lock);
+    CUevent ev = NULL;
+    if (drv.EventCreate(&ev, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        return NULL;
+    return ev;
+}
+
+static void event_put(CUcontext ctx, CUevent ev)
+{
+    if (!ev)
+        return;
+    pthread_mutex_lock(&pool_lock);
+    if (pool_n < POOL_MAX) {
+        pool[pool_n].ctx = ctx;
+        pool[pool_n].ev = ev;
+        pool_n++;
+        ev = NULL;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (ev && drv.EventDestroy)
+        drv.EventDestroy(ev);
+}
+
+static int marker_begin(const struct fikit_launch_desc *l, struct fikit_marker *m)
+{
+    m->ctx = l->device;
+    m->a = event_get(m->ctx);
+    m->b = event_get(m->ctx);
+    if (!m->a || !m->b || drv.EventRecord((CUevent)m->a, (CUstream)l->stream) != CUDA_SUCCESS) {
+        event_put(m->ctx, m->a);
+        event_put(m->ctx, m->b);
+        m->a = m->b = NULL;
+        return -EIO;
+    }
+    return 0;
+}
+
+static int marker_end(const struct fikit_launch_desc *l, struct fikit_marker *m)
+{
+    return drv.EventRecord((CUevent)m->b, (CUstream)l->stream) == CUDA_SUCCESS ? 0 : -EIO;
+}
+
+/* The learner thread reads events: with the event's context current, and
+ * in relaxed capture mode so that it can never invalidate a graph capture
+ * that another thread of the program runs in global mode. */
+static _Thread_local CUcontext reader_ctx;
+static _Thread_local bool reader_relaxed;
+
+static void reader_setup(CUcontext ctx)
+{
+    if (!reader_relaxed && drv.ThreadExchangeStreamCaptureMode) {
+        CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+        drv.ThreadExchangeStreamCaptureMode(&mode);
+        reader_relaxed = true;
+    }
+    if (reader_ctx != ctx && drv.CtxSetCurrent(ctx) == CUDA_SUCCESS)
+        reader_ctx = ctx;
+}
+
+static int marker_duration(struct fikit_marker *m, uint64_t *ns)
+{
+    reader_setup(m->ctx);
+    CUresult r = drv.EventQuery((CUevent)m->b);
+    if (r == CUDA_ERROR_NOT_READY)
+        return -EAGAIN;
+    float ms;
+    if (r != CUDA_SUCCESS || drv.EventElapsedTime(&ms, (CUevent)m->a, (CUevent)m->b) != CUDA_SUCCESS)
+        return -EIO;
+    *ns = ms > 0 ? (uint64_t)(ms * 1e6) : 0;
+    return 0;
+}
+
+static int marker_gap(struct fikit_marker *prev, struct fikit_marker *next, int64_t *ns)
+{
+    if (prev->ctx != next->ctx)
+        return -EXDEV; /* events of two contexts have no common clock */
+    reader_setup(next->ctx);
+    float ms;
+    if (drv.EventElapsedTime(&ms, (CUevent)prev->b, (CUevent)next->a) != CUDA_SUCCESS)
+        return -EIO;
+    *ns = (int64_t)(ms * 1e6);
+    return 0;
+}
+
+static void marker_release(struct fikit_marker *m)
+{
+    event_put(m->ctx, m->a);
+    event_put(m->ctx, m->b);
+    m->a = m->b = NULL;
+}
+
+const struct fikit_backend_ops fikit_cuda_ops = {
+    .kind = FIKIT_BACKEND_CUDA,
+    .name = "cuda",
+    .kernel_name = kernel_name,
+    .device_identity = device_identity,
+    .captures_open = captures_open,
+    .stream_capturing = stream_capturing,
+    .marker_begin = marker_begin,
+    .marker_end = marker_end,
+    .marker_duration = marker_duration,
+    .marker_gap = marker_gap,
+    .marker_release = marker_release,
+};

@@ -1,0 +1,429 @@
+/* The CUDA entry into fikit: every driver entry point that launches work,
+ * exported under its own name (found first by the dynamic linker through
+ * LD_PRELOAD), and handed out in its place wherever the program looks it
+ * up: dlsym on libcuda (hooks.c), and cuGetProcAddress, which is how
+ * libcudart, and with it cuBLAS, cuDNN and PyTorch, reach the driver. */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include "backends/cuda/cuda_backend.h"
+#include "interpose/gate.h"
+#include "interpose/hooks.h"
+#include "interpose/ptrmap.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LIBCUDA "libcuda.so.1"
+#define EXPORT __attribute__((visibility("default")))
+
+enum {
+    H_LAUNCH, H_LAUNCH_PTSZ,
+    H_LAUNCH_EX, H_LAUNCH_EX_PTSZ,
+    H_COOP, H_COOP_PTSZ,
+    H_GRAPH, H_GRAPH_PTSZ,
+    H_GPA, H_GPA_V2, H_GPA_V2_PTSZ,
+    H_MODULE_UNLOAD, H_LIBRARY_UNLOAD,
+    H_CAP_V1, H_CAP_V1_PTSZ, H_CAP_V2, H_CAP_V2_PTSZ, H_CAP_GRAPH, H_CAP_GRAPH_PTSZ,
+    H_CAP_END, H_CAP_END_PTSZ,
+    H_COUNT
+};
+
+/* Wrappers, defined below. */
+EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                       unsigned, unsigned, CUstream, void **, void **);
+EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                            unsigned, unsigned, unsigned, CUstream, void **, void **);
+EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *, CUfunction, void **, void **);
+EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *, CUfunction, void **, void **);
+EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                                  unsigned, unsigned, unsigned, CUstream, void **);
+EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, unsigned,
+                                                       unsigned, unsigned, unsigned, unsigned,
+                                                       CUstream, void **);
+EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec, CUstream);
+EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec, CUstream);
+EXPORT CUresult CUDAAPI cuGetProcAddress(const char *, void **, int, cuuint64_t);
+EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *, void **, int, cuuint64_t,
+                                            CUdriverProcAddressQueryResult *);
+EXPORT CUresult CUDAAPI cuGetProcAddress_v2_ptsz(const char *, void **, int, cuuint64_t,
+                                                 CUdriverProcAddressQueryResult *);
+EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule);
+EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary);
+EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream);
+EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream);
+EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode);
+EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream, CUstreamCaptureMode);
+EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream, CUgraph, const CUgraphNode *,
+                                                    const CUgraphEdgeData *, size_t,
+                                                    CUstreamCaptureMode);
+EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream, CUgraph, const CUgraphNode *,
+                                                         const CUgraphEdgeData *, size_t,
+                                                         CUstreamCaptureMode);
+EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream, CUgraph *);
+EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream, CUgraph *);
+
+static struct fikit_hook hooks[H_COUNT + 1] = {
+    [H_LAUNCH] = {"cuLaunchKernel", (void *)cuLaunchKernel, NULL, LIBCUDA},
+    [H_LAUNCH_PTSZ] = {"cuLaunchKernel_ptsz", (void *)cuLaunchKernel_ptsz, NULL, LIBCUDA},
+    [H_LAUNCH_EX] = {"cuLaunchKernelEx", (void *)cuLaunchKernelEx, NULL, LIBCUDA},
+    [H_LAUNCH_EX_PTSZ] = {"cuLaunchKernelEx_ptsz", (void *)cuLaunchKernelEx_ptsz, NULL, LIBCUDA},
+    [H_COOP] = {"cuLaunchCooperativeKernel", (void *)cuLaunchCooperativeKernel, NULL, LIBCUDA},
+    [H_COOP_PTSZ] = {"cuLaunchCooperativeKernel_ptsz", (void *)cuLaunchCooperativeKernel_ptsz, NULL,
+                     LIBCUDA},
+    [H_GRAPH] = {"cuGraphLaunch", (void *)cuGraphLaunch, NULL, LIBCUDA},
+    [H_GRAPH_PTSZ] = {"cuGraphLaunch_ptsz", (void *)cuGraphLaunch_ptsz, NULL, LIBCUDA},
+    [H_GPA] = {"cuGetProcAddress", (void *)cuGetProcAddress, NULL, LIBCUDA},
+    [H_GPA_V2] = {"cuGetProcAddress_v2", (void *)cuGetProcAddress_v2, NULL, LIBCUDA},
+    [H_GPA_V2_PTSZ] = {"cuGetProcAddress_v2_ptsz", (void *)cuGetProcAddress_v2_ptsz, NULL, LIBCUDA},
+    [H_MODULE_UNLOAD] = {"cuModuleUnload", (void *)cuModuleUnload, NULL, LIBCUDA},
+    [H_LIBRARY_UNLOAD] = {"cuLibraryUnload", (void *)cuLibraryUnload, NULL, LIBCUDA},
+    [H_CAP_V1] = {"cuStreamBeginCapture", (void *)cuStreamBeginCapture, NULL, LIBCUDA},
+    [H_CAP_V1_PTSZ] = {"cuStreamBeginCapture_ptsz", (void *)cuStreamBeginCapture_ptsz, NULL, LIBCUDA},
+    [H_CAP_V2] = {"cuStreamBeginCapture_v2", (void *)cuStreamBeginCapture_v2, NULL, LIBCUDA},
+    [H_CAP_V2_PTSZ] = {"cuStreamBeginCapture_v2_ptsz", (void *)cuStreamBeginCapture_v2_ptsz, NULL,
+                       LIBCUDA},
+    [H_CAP_GRAPH] = {"cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph, NULL, LIBCUDA},
+    [H_CAP_GRAPH_PTSZ] = {"cuStreamBeginCaptureToGraph_ptsz", (void *)cuStreamBeginCaptureToGraph_ptsz,
+                          NULL, LIBCUDA},
+    [H_CAP_END] = {"cuStreamEndCapture", (void *)cuStreamEndCapture, NULL, LIBCUDA},
+    [H_CAP_END_PTSZ] = {"cuStreamEndCapture_ptsz", (void *)cuStreamEndCapture_ptsz, NULL, LIBCUDA},
+    [H_COUNT] = {NULL, NULL, NULL, NULL},
+};
+
+__attribute__((constructor)) static void register_cuda_hooks(void) { fikit_hooks_register(hooks); }
+
+/* fikit's own driver calls go through the driver's cuGetProcAddress. */
+static void driver_ready(void)
+{
+    static _Atomic int done;
+    if (atomic_load_explicit(&done, memory_order_acquire))
+        return;
+    void *gpa = fikit_hook_real(&hooks[H_GPA_V2]);
+    if (gpa) {
+        fikit_cuda_set_get_proc((fikit_cu_get_proc_fn)gpa);
+        atomic_store_explicit(&done, 1, memory_order_release);
+    }
+}
+
+#define REAL(id, type) ((type)fikit_hook_real(&hooks[id]))
+
+/* ------------------------------------------------------------ launches */
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
+typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                            unsigned, CUstream, void **);
+typedef CUresult (*graph_fn)(CUgraphExec, CUstream);
+
+/* Describes and gates one launch around CALL; falls back to CALL alone when
+ * CUDA is not scheduled or there is no current context. */
+#define GATED(ptsz, f, stream, grid, block, shmem, name, CALL)                                     \
+    do {                                                                                           \
+        struct fikit_launch_desc l_;                                                               \
+        if (!fikit_client_wants(FIKIT_BACKEND_CUDA))                                               \
+            return CALL;                                                                           \
+        driver_ready();                                                                            \
+        if (!fikit_cuda_describe(&l_, (void *)(f), (stream), (ptsz), (grid), (block), (shmem),     \
+                                 (name)))                                                          \
+            return CALL;                                                                           \
+        struct fikit_gate g_;                                                                      \
+        fikit_gate_enter(&g_, &fikit_cuda_ops, &l_);                                               \
+        CUresult r_ = CALL;                                                                        \
+        fikit_gate_exit(&g_, &l_, r_ == CUDA_SUCCESS);                                             \
+        return r_;                                                                                 \
+    } while (0)
+
+static CUresult launch(int id, bool ptsz, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s,
+                       void **params, void **extra)
+{
+    launch_fn real = REAL(id, launch_fn);
+    if (!real)
+        return CUDA_ERROR_NOT_FOUND;
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    GATED(ptsz, f, s, grid, block, shmem, NULL,
+          real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
+}
+
+EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                       unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                       CUstream s, void **params, void **extra)
+{
+    return launch(H_LAUNCH, false, f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
+}
+
+EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                            unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                            CUstream s, void **params, void **extra)
+{
+    return launch(H_LAUNCH_PTSZ, true, f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
+}
+
+static CUresult launch_ex(int id, bool ptsz, const CUlaunchConfig *c, CUfunction f, void **params,
+                          void **extra)
+{
+    launch_ex_fn real = REAL(id, launch_ex_fn);
+    if (!real)
+        return CUDA_ERROR_NOT_FOUND;
+    if (!c)
+        return real(c, f, params, extra);
+    const unsigned grid[3] = {c->gridDimX, c->gridDimY, c->gridDimZ};
+    const unsigned block[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
+    GATED(ptsz, f, c->hStream, grid, block, c->sharedMemBytes, NULL, real(c, f, params, extra));
+}
+
+EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params,
+                                         void **extra)
+{
+    return launch_ex(H_LAUNCH_EX, false, c, f, params, extra);
+}
+
+EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params,
+                                              void **extra)
+{
+    return launch_ex(H_LAUNCH_EX_PTSZ, true, c, f, params, extra);
+}
+
+static CUresult coop(int id, bool ptsz, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                     unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params)
+{
+    coop_fn real = REAL(id, coop_fn);
+    if (!real)
+        return CUDA_ERROR_NOT_FOUND;
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    GATED(ptsz, f, s, grid, block, shmem, NULL, real(f, gx, gy, gz, bx, by, bz, shmem, s, params));
+}
+
+EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                                  unsigned bx, unsigned by, unsigned bz,
+                                                  unsigned shmem, CUstream s, void **params)
+{
+    return coop(H_COOP, false, f, gx, gy, gz, bx, by, bz, shmem, s, params);
+}
+
+EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy,
+                                                       unsigned gz, unsigned bx, unsigned by,
+                                                       unsigned bz, unsigned shmem, CUstream s,
+                                                       void **params)
+{
+    return coop(H_COOP_PTSZ, true, f, gx, gy, gz, bx, by, bz, shmem, s, params);
+}
+
+/* A graph launch is one unit: named by the order in which this process
+ * first launched it (its handle differs between runs; the order does not). */
+static struct fikit_ptrmap graph_names = FIKIT_PTRMAP_INIT;
+static _Atomic unsigned graph_count;
+
+static const char *graph_name(CUgraphExec exec)
+{
+    const char *n = fikit_ptrmap_get(&graph_names, exec);
+    if (n)
+        return n;
+    char buf[40];
+    snprintf(buf, sizeof buf, "cuda-graph-%u", atomic_fetch_add(&graph_count, 1) + 1);
+    char *copy = strdup(buf);
+    if (copy && fikit_ptrmap_put(&graph_names, exec, copy) != 0)
+        return copy; /* uncached, still named */
+    return copy ? copy : "cuda-graph";
+}
+
+static CUresult graph(int id, bool ptsz, CUgraphExec exec, CUstream s)
+{
+    graph_fn real = REAL(id, graph_fn);
+    if (!real)
+        return CUDA_ERROR_NOT_FOUND;
+    GATED(ptsz, exec, s, NULL, NULL, 0, graph_name(exec), real(exec, s));
+}
+
+EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream s) { return graph(H_GRAPH, false, exec, s); }
+
+EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
+{
+    return graph(H_GRAPH_PTSZ, true, exec, s);
+}
+
+/* Unloading code invalidates kernel handles, which may then be reused. */
+EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule m)
+{
+    CUresult (*real)(CUmodule) = REAL(H_MODULE_UNLOAD, CUresult(*)(CUmodule));
+    CUresult r = real ? real(m) : CUDA_ERROR_NOT_FOUND;
+    fikit_gate_forget_all_kernels();
+    return r;
+}
+
+EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary lib)
+{
+    CUresult (*real)(CUlibrary) = REAL(H_LIBRARY_UNLOAD, CUresult(*)(CUlibrary));
+    CUresult r = real ? real(lib) : CUDA_ERROR_NOT_FOUND;
+    fikit_gate_forget_all_kernels();
+    return r;
+}
+
+/* ------------------------------------------------------ stream capture */
+
+/* Counting open captures lets every other launch skip the capture query. */
+#define BEGAN(call)                                                                                \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ == CUDA_SUCCESS)                                                                    \
+            fikit_cuda_capture_began();                                                            \
+        return r_;                                                                                 \
+    } while (0)
+
+EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream s)
+{
+    CUresult (*real)(CUstream) = REAL(H_CAP_V1, CUresult(*)(CUstream));
+    BEGAN(real ? real(s) : CUDA_ERROR_NOT_FOUND);
+}
+
+EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream s)
+{
+    CUresult (*real)(CUstream) = REAL(H_CAP_V1_PTSZ, CUresult(*)(CUstream));
+    BEGAN(real ? real(s) : CUDA_ERROR_NOT_FOUND);
+}
+
+typedef CUresult (*cap_v2_fn)(CUstream, CUstreamCaptureMode);
+
+EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m)
+{
+    cap_v2_fn real = REAL(H_CAP_V2, cap_v2_fn);
+    BEGAN(real ? real(s, m) : CUDA_ERROR_NOT_FOUND);
+}
+
+EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode m)
+{
+    cap_v2_fn real = REAL(H_CAP_V2_PTSZ, cap_v2_fn);
+    BEGAN(real ? real(s, m) : CUDA_ERROR_NOT_FOUND);
+}
+
+typedef CUresult (*cap_graph_fn)(CUstream, CUgraph, const CUgraphNode *, const CUgraphEdgeData *,
+                                 size_t, CUstreamCaptureMode);
+
+EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *d,
+                                                    const CUgraphEdgeData *e, size_t n,
+                                                    CUstreamCaptureMode m)
+{
+    cap_graph_fn real = REAL(H_CAP_GRAPH, cap_graph_fn);
+    BEGAN(real ? real(s, g, d, e, n, m) : CUDA_ERROR_NOT_FOUND);
+}
+
+EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *d,
+                                                         const CUgraphEdgeData *e, size_t n,
+                                                         CUstreamCaptureMode m)
+{
+    cap_graph_fn real = REAL(H_CAP_GRAPH_PTSZ, cap_graph_fn);
+    BEGAN(real ? real(s, g, d, e, n, m) : CUDA_ERROR_NOT_FOUND);
+}
+
+typedef CUresult (*cap_end_fn)(CUstream, CUgraph *);
+
+EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+    cap_end_fn real = REAL(H_CAP_END, cap_end_fn);
+    CUresult r = real ? real(s, g) : CUDA_ERROR_NOT_FOUND;
+    fikit_cuda_capture_ended(); /* ended, successfully or not */
+    return r;
+}
+
+EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
+{
+    cap_end_fn real = REAL(H_CAP_END_PTSZ, cap_end_fn);
+    CUresult r = real ? real(s, g) : CUDA_ERROR_NOT_FOUND;
+    fikit_cuda_capture_ended();
+    return r;
+}
+
+/* --------------------------------------------------- cuGetProcAddress */
+
+/* The hook for a query: the variant the driver returned for this name and
+ * stream flag. Returns -1 for names fikit does not replace. */
+static int hook_for(const char *symbol, int version, cuuint64_t flags)
+{
+    static const struct {
+        const char *base;
+        int legacy, per_thread;
+        int min_version; /* the version from which the base name means this ABI */
+    } map[] = {
+        {"cuLaunchKernel", H_LAUNCH, H_LAUNCH_PTSZ, 0},
+        {"cuLaunchKernelEx", H_LAUNCH_EX, H_LAUNCH_EX_PTSZ, 0},
+        {"cuLaunchCooperativeKernel", H_COOP, H_COOP_PTSZ, 0},
+        {"cuGraphLaunch", H_GRAPH, H_GRAPH_PTSZ, 0},
+        {"cuModuleUnload", H_MODULE_UNLOAD, H_MODULE_UNLOAD, 0},
+        {"cuLibraryUnload", H_LIBRARY_UNLOAD, H_LIBRARY_UNLOAD, 0},
+        /* cuStreamBeginCapture took a mode from 10.1 on (_v2). */
+        {"cuStreamBeginCapture", H_CAP_V2, H_CAP_V2_PTSZ, 10010},
+        {"cuStreamBeginCapture", H_CAP_V1, H_CAP_V1_PTSZ, 0},
+        {"cuStreamBeginCaptureToGraph", H_CAP_GRAPH, H_CAP_GRAPH_PTSZ, 0},
+        {"cuStreamEndCapture", H_CAP_END, H_CAP_END_PTSZ, 0},
+    };
+    if (!symbol || symbol[0] != 'c')
+        return -1;
+    if (strcmp(symbol, "cuGetProcAddress") == 0)
+        return version >= 12000 ? H_GPA_V2 : H_GPA;
+    bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (version >= map[i].min_version && strcmp(symbol, map[i].base) == 0)
+            return per_thread ? map[i].per_thread : map[i].legacy;
+    return -1;
+}
+
+/* The driver answered real for (symbol, version, flags): the program gets
+ * fikit's wrapper of exactly that variant, which calls real. */
+static void answer(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+    if (!pfn || !*pfn)
+        return;
+    int id = hook_for(symbol, version, flags);
+    if (id < 0)
+        return;
+    /* A driver that takes its own entry's address through the symbol table
+     * hands back fikit's wrapper (LD_PRELOAD comes first): never take that
+     * for the real function, or the wrapper would call itself. */
+    if (*pfn != hooks[id].wrapper) {
+        void *expected = NULL;
+        atomic_compare_exchange_strong(&hooks[id].real, &expected, *pfn);
+        *pfn = hooks[id].wrapper;
+    }
+}
+
+typedef CUresult (*gpa_v1_fn)(const char *, void **, int, cuuint64_t);
+typedef CUresult (*gpa_v2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+
+EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+    gpa_v1_fn real = REAL(H_GPA, gpa_v1_fn);
+    if (!real)
+        return CUDA_ERROR_NOT_FOUND;
+    CUresult r = real(symbol, pfn, version, flags);
+    if (r == CUDA_SUCCESS)
+        answer(symbol, pfn, version, flags);
+    return r;
+}
+
+EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
+                                            cuuint64_t flags, CUdriverProcAddressQueryResult *status)
+{
+    gpa_v2_fn real = REAL(H_GPA_V2, gpa_v2_fn);
+    if (!real)
+        return CUDA_ERROR_NOT_FOUND;
+    CUresult r = real(symbol, pfn, version, flags, status);
+    if (r == CUDA_SUCCESS)
+        answer(symbol, pfn, version, flags);
+    return r;
+}
+
+EXPORT CUresult CUDAAPI cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int version,
+                                                 cuuint64_t flags, CUdriverProcAddressQueryResult *status)
+{
+    gpa_v2_fn real = REAL(H_GPA_V2_PTSZ, gpa_v2_fn);
+    if (!real)
+        real = REAL(H_GPA_V2, gpa_v2_fn);
+    if (!real)
+        return CUDA_ERROR_NOT_FOUND;
+    CUresult r = real(symbol, pfn, version, flags, status);
+    if (r == CUDA_SUCCESS)
+        answer(symbol, pfn, version, flags | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    return r;
+}

@@ -1,0 +1,151 @@
+#include "interpose/hooks.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_TABLES 8
+
+static struct fikit_hook *tables[MAX_TABLES];
+static _Atomic int ntables;
+
+void fikit_hooks_register(struct fikit_hook *table)
+{
+    int n = atomic_load(&ntables);
+    if (n < MAX_TABLES) {
+        tables[n] = table;
+        atomic_store(&ntables, n + 1);
+    }
+}
+
+struct fikit_hook *fikit_hook_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    int n = atomic_load(&ntables);
+    for (int t = 0; t < n; t++)
+        for (struct fikit_hook *h = tables[t]; h->name; h++)
+            if (h->name[0] == name[0] && strcmp(h->name, name) == 0)
+                return h;
+    return NULL;
+}
+
+void *fikit_hook_answer(const char *name, void *real)
+{
+    struct fikit_hook *h = fikit_hook_find(name);
+    if (!h || !real)
+        return real;
+    if (real == h->wrapper)
+        return real; /* asked of ourselves */
+    /* The first implementation found is the one the wrapper calls: a
+     * symbol name fixes the ABI, so any implementation of it will do. */
+    void *expected = NULL;
+    atomic_compare_exchange_strong(&h->real, &expected, real);
+    return h->wrapper;
+}
+
+/* --------------------------------------------------------------- dlsym */
+
+typedef void *(*dlsym_fn)(void *, const char *);
+static _Atomic(dlsym_fn) real_dlsym_fn;
+
+static dlsym_fn get_real_dlsym(void)
+{
+    dlsym_fn f = atomic_load_explicit(&real_dlsym_fn, memory_order_acquire);
+    if (f)
+        return f;
+    /* dlvsym is not replaced, so this cannot recurse. glibc 2.34 moved
+     * dlsym into libc; older ones have it in libdl. */
+    f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!f)
+        f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    atomic_store_explicit(&real_dlsym_fn, f, memory_order_release);
+    return f;
+}
+
+void *fikit_real_dlsym(void *handle, const char *name) { return get_real_dlsym()(handle, name); }
+
+void *fikit_hook_real(struct fikit_hook *h)
+{
+    void *r = atomic_load_explicit(&h->real, memory_order_acquire);
+    if (r)
+        return r;
+    r = fikit_real_dlsym(RTLD_NEXT, h->name);
+    if (!r && h->library) {
+        void *lib = dlopen(h->library, RTLD_LAZY | RTLD_NOLOAD);
+        if (lib) {
+            r = fikit_real_dlsym(lib, h->name);
+            dlclose(lib);
+        }
+    }
+    if (r == h->wrapper)
+        r = NULL;
+    if (r) {
+        void *expected = NULL;
+        atomic_compare_exchange_strong(&h->real, &expected, r);
+        r = atomic_load(&h->real);
+    }
+    return r;
+}
+
+/* The program's dlsym. Only the exact names of hooked entry points are
+ * answered differently; everything else is glibc's answer.
+ *
+ * RTLD_NEXT means "after the calling object", which glibc works out from
+ * the return address. A C wrapper would make libfikit.so the caller (and
+ * could hand an interposing library its own symbol back, or recurse through
+ * a malloc it interposes), so the exported entry is a few instructions that
+ * jump to glibc's dlsym for RTLD_NEXT, leaving the return address alone,
+ * and to fikit_dlsym below for every other handle. Names asked for through
+ * RTLD_NEXT are therefore never wrapped: that is how other interposers reach
+ * the next definition, and they must get it. */
+__attribute__((visibility("hidden"))) void *fikit_dlsym_next;
+__attribute__((visibility("hidden"))) void *fikit_dlsym(void *handle, const char *name);
+
+__attribute__((constructor(101))) static void find_real_dlsym(void)
+{
+    fikit_dlsym_next = (void *)get_real_dlsym();
+}
+
+void *fikit_dlsym(void *handle, const char *name)
+{
+    void *r = fikit_real_dlsym(handle, name);
+    if (!r || handle == RTLD_NEXT || (name[0] != 'c' && name[0] != 'h'))
+        return r;
+    return fikit_hook_answer(name, r);
+}
+
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        "dlsym:\n"
+        "    cmpq $-1, %rdi\n"              /* RTLD_NEXT */
+        "    jne 1f\n"
+        "    movq fikit_dlsym_next(%rip), %rax\n"
+        "    testq %rax, %rax\n"
+        "    jz 1f\n"
+        "    jmp *%rax\n"
+        "1:  jmp fikit_dlsym\n"
+        ".size dlsym, .-dlsym\n");
+#elif defined(__aarch64__)
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, %function\n"
+        "dlsym:\n"
+        "    cmn x0, #1\n"
+        "    b.ne 1f\n"
+        "    adrp x16, fikit_dlsym_next\n"
+        "    ldr x16, [x16, :lo12:fikit_dlsym_next]\n"
+        "    cbz x16, 1f\n"
+        "    br x16\n"
+        "1:  b fikit_dlsym\n"
+        ".size dlsym, .-dlsym\n");
+#else
+/* Elsewhere RTLD_NEXT lookups resolve relative to libfikit.so. */
+__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+{
+    return fikit_dlsym(handle, name);
+}
+#endif

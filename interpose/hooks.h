@@ -1,0 +1,38 @@
+/* Owns: the table of API entry points fikit replaces, and how a program's
+ * lookups of them are answered. An entry pairs an exported symbol name with
+ * fikit's wrapper and the real function the wrapper calls. The real one is
+ * learnt from whichever path the program took: the dynamic linker (RTLD_NEXT),
+ * its own dlsym on the vendor library, or the vendor's proc-address query
+ * (cuGetProcAddress, hipGetProcAddress). */
+#ifndef FIKIT_INTERPOSE_HOOKS_H
+#define FIKIT_INTERPOSE_HOOKS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+struct fikit_hook {
+    const char *name;      /* the exported symbol, e.g. "cuLaunchKernel_ptsz" */
+    void *wrapper;         /* fikit's function with the same signature */
+    _Atomic(void *) real;  /* the vendor's */
+    const char *library;   /* where RTLD_NEXT failed to find it: dlopen this (NOLOAD) */
+};
+
+/* A backend's hooks are a static array ending with {NULL}; registered at
+ * load time by a constructor. */
+void fikit_hooks_register(struct fikit_hook *table);
+
+/* The hook for an exact symbol name, or NULL. */
+struct fikit_hook *fikit_hook_find(const char *name);
+
+/* A lookup answered real for name: remember real, return what the program
+ * should get (the wrapper, or real when name is not hooked). */
+void *fikit_hook_answer(const char *name, void *real);
+
+/* The real function behind a hook, resolving it on first use. NULL if the
+ * vendor library has no such symbol. */
+void *fikit_hook_real(struct fikit_hook *h);
+
+/* glibc's dlsym, never fikit's. */
+void *fikit_real_dlsym(void *handle, const char *name);
+
+#endif

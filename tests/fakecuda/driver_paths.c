@@ -1,0 +1,222 @@
+/* Every way a program can launch through the CUDA driver API, each checked
+ * numerically: the exported entry points and their _ptsz variants,
+ * cuLaunchKernelEx, cooperative launches, cuGetProcAddress (v1 and v2,
+ * legacy and per-thread), dlopen + dlsym of libcuda, stream capture and
+ * cuGraphLaunch, and many threads on many streams. Prints how many launches
+ * it made that reached the device (captured ones do not; a graph launch
+ * counts once). Runs against the real driver or tests/fakecuda's double. */
+#include <cuda.h>
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The per-thread variants are declared by cuda.h only for per-thread builds;
+ * this program calls both kinds, so it declares them itself. */
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                     unsigned, unsigned, CUstream, void **, void **);
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *, CUfunction, void **, void **);
+CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                                unsigned, unsigned, unsigned, CUstream, void **);
+
+#define N 256
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);                    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static CUfunction add, scale;
+static CUcontext ctx;
+static long launched;
+static int failures;
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              unsigned, CUstream, void **, void **);
+
+/* x := x * s through the given entry point, then checks it. */
+static void check_scale(const char *path, launch_fn fn, CUstream s)
+{
+    float host[N], back[N], k = 3.0f;
+    int n = N;
+    for (int i = 0; i < N; i++)
+        host[i] = (float)i;
+    CUdeviceptr d;
+    CK(cuMemAlloc(&d, sizeof host));
+    CK(cuMemcpyHtoD(d, host, sizeof host));
+    void *params[] = {&d, &k, &n};
+    CK(fn(scale, N / 64, 1, 1, 64, 1, 1, 0, s, params, NULL));
+    launched++;
+    CK(cuCtxSynchronize());
+    CK(cuMemcpyDtoH(back, d, sizeof back));
+    int ok = 1;
+    for (int i = 0; i < N; i++)
+        ok &= fabsf(back[i] - 3.0f * (float)i) < 1e-6f;
+    if (path || !ok)
+        printf("%-4s %s\n", ok ? "ok" : "FAIL", path ? path : "a launch from a worker thread");
+    failures += !ok;
+    cuMemFree(d);
+}
+
+static void *worker(void *arg)
+{
+    long id = (long)arg;
+    CK(cuCtxSetCurrent(ctx));
+    CUstream s;
+    CK(cuStreamCreate(&s, 0));
+    for (int i = 0; i < 25; i++)
+        check_scale(id == 0 && i == 0 ? "threads: 8 threads x 25 launches, each on its own stream" : NULL,
+                    (launch_fn)cuLaunchKernel, s);
+    return NULL;
+}
+
+/* --spin SECONDS: keep launching (a high-priority task for others to yield to). */
+static int spin(double seconds)
+{
+    float x[N];
+    int n = N;
+    float k = 1.0f;
+    CUdeviceptr d;
+    CK(cuMemAlloc(&d, sizeof x));
+    void *params[] = {&d, &k, &n};
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long count = 0;
+    do {
+        CK(cuLaunchKernel(scale, N / 64, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
+        count++;
+        struct timespec pause = {0, 200000};
+        nanosleep(&pause, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
+    printf("launches %ld\n", count);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    CUdevice dev;
+    CUmodule mod;
+    CK(cuInit(0));
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuModuleLoadData(&mod, "fake module"));
+    CK(cuModuleGetFunction(&add, mod, "vec_add"));
+    CK(cuModuleGetFunction(&scale, mod, "_Z5scalePffi"));
+    if (argc == 3 && strcmp(argv[1], "--spin") == 0)
+        return spin(atof(argv[2]));
+
+    check_scale("cuLaunchKernel, linked", cuLaunchKernel, NULL);
+    check_scale("cuLaunchKernel_ptsz, linked", cuLaunchKernel_ptsz, NULL);
+
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult st;
+    CK(cuGetProcAddress_v2("cuLaunchKernel", &fn, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st));
+    check_scale("cuGetProcAddress_v2(cuLaunchKernel, legacy)", (launch_fn)fn, NULL);
+    CK(cuGetProcAddress_v2("cuLaunchKernel", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+    check_scale("cuGetProcAddress_v2(cuLaunchKernel, per-thread)", (launch_fn)fn, NULL);
+    CUresult (*gpa_v1)(const char *, void **, int, cuuint64_t) = NULL;
+    CK(cuGetProcAddress_v2("cuGetProcAddress", (void **)&gpa_v1, 11030, 0, &st));
+    CK(gpa_v1("cuLaunchKernel", &fn, 11030, 0));
+    check_scale("cuGetProcAddress v1, from cuGetProcAddress_v2", (launch_fn)fn, NULL);
+
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "dlopen libcuda.so.1: %s\n", dlerror());
+        return 1;
+    }
+    check_scale("dlopen + dlsym(cuLaunchKernel)", (launch_fn)dlsym(lib, "cuLaunchKernel"), NULL);
+    CUresult (*gpa)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *) =
+        (void *)dlsym(lib, "cuGetProcAddress_v2");
+    CK(gpa("cuLaunchKernel", &fn, 12000, 0, &st));
+    check_scale("dlsym(cuGetProcAddress_v2) then cuLaunchKernel", (launch_fn)fn, NULL);
+
+    /* cuLaunchKernelEx with an attribute, and cooperative launches. */
+    {
+        float a[N], b[N], c[N];
+        int n = N;
+        for (int i = 0; i < N; i++)
+            a[i] = (float)i, b[i] = 1.0f;
+        CUdeviceptr da, db, dc;
+        CK(cuMemAlloc(&da, sizeof a));
+        CK(cuMemAlloc(&db, sizeof b));
+        CK(cuMemAlloc(&dc, sizeof c));
+        CK(cuMemcpyHtoD(da, a, sizeof a));
+        CK(cuMemcpyHtoD(db, b, sizeof b));
+        void *params[] = {&da, &db, &dc, &n};
+        CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PRIORITY};
+        attr.value.priority = 0;
+        CUlaunchConfig cfg = {.gridDimX = N / 64, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 64,
+                              .blockDimY = 1, .blockDimZ = 1, .attrs = &attr, .numAttrs = 1};
+        CK(cuLaunchKernelEx(&cfg, add, params, NULL));
+        launched++;
+        CK(cuCtxSynchronize());
+        CK(cuMemcpyDtoH(c, dc, sizeof c));
+        int ok = 1;
+        for (int i = 0; i < N; i++)
+            ok &= c[i] == (float)i + 1.0f;
+        printf("%-4s cuLaunchKernelEx with a launch attribute\n", ok ? "ok" : "FAIL");
+        failures += !ok;
+        CK(cuLaunchKernelEx_ptsz(&cfg, add, params, NULL));
+        launched++;
+        printf("ok   cuLaunchKernelEx_ptsz\n");
+        CK(cuLaunchCooperativeKernel(add, N / 64, 1, 1, 64, 1, 1, 0, NULL, params));
+        CK(cuLaunchCooperativeKernel_ptsz(add, N / 64, 1, 1, 64, 1, 1, 0, NULL, params));
+        launched += 2;
+        CK(cuMemcpyDtoH(c, dc, sizeof c));
+        ok = 1;
+        for (int i = 0; i < N; i++)
+            ok &= c[i] == (float)i + 1.0f;
+        printf("%-4s cuLaunchCooperativeKernel and _ptsz\n", ok ? "ok" : "FAIL");
+        failures += !ok;
+    }
+
+    /* Stream capture: three launches recorded, then the graph launched twice. */
+    {
+        float host[N], back[N], k = 2.0f;
+        int n = N;
+        for (int i = 0; i < N; i++)
+            host[i] = 1.0f;
+        CUdeviceptr d;
+        CK(cuMemAlloc(&d, sizeof host));
+        CK(cuMemcpyHtoD(d, host, sizeof host));
+        CUstream s;
+        CK(cuStreamCreate(&s, 0));
+        void *params[] = {&d, &k, &n};
+        CUgraph g;
+        CUgraphExec e;
+        CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        for (int i = 0; i < 3; i++)
+            CK(cuLaunchKernel(scale, N / 64, 1, 1, 64, 1, 1, 0, s, params, NULL));
+        CK(cuStreamEndCapture(s, &g));
+        CK(cuGraphInstantiate(&e, g, 0));
+        CK(cuGraphLaunch(e, s));
+        CK(cuGraphLaunch(e, s));
+        launched += 2;
+        CK(cuStreamSynchronize(s));
+        CK(cuMemcpyDtoH(back, d, sizeof back));
+        int ok = 1;
+        for (int i = 0; i < N; i++)
+            ok &= back[i] == 64.0f; /* 2^6 */
+        printf("%-4s stream capture of 3 launches, cuGraphLaunch twice\n", ok ? "ok" : "FAIL");
+        failures += !ok;
+    }
+
+    pthread_t t[8];
+    for (long i = 0; i < 8; i++)
+        pthread_create(&t[i], NULL, worker, (void *)i);
+    for (int i = 0; i < 8; i++)
+        pthread_join(t[i], NULL);
+
+    printf("launches %ld\n", launched);
+    printf("%d failures\n", failures);
+    return failures ? 1 : 0;
+}
