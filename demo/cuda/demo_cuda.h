@@ -1,0 +1,87 @@
+// Shared by the CUDA demo programs: the same work and exact check as the
+// OpenCL ones (rounds of a 32-bit LCG per element, verified in closed form).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <vector>
+
+#define DEMO_CK(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+#define DEMO_LAYERS 16
+
+// One distinct kernel per layer, as a network has, so each step is its own kernel to fikit.
+template <int L> __global__ void layer(uint32_t *x, uint32_t n, uint32_t rounds)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint32_t v = x[i];
+    for (uint32_t k = 0; k < rounds; k++)
+        v = v * 1664525u + 1013904223u;
+    x[i] = v;
+}
+
+typedef void (*layer_fn)(uint32_t *, uint32_t, uint32_t);
+static layer_fn demo_layers[DEMO_LAYERS] = {layer<0>,  layer<1>,  layer<2>,  layer<3>,
+                                            layer<4>,  layer<5>,  layer<6>,  layer<7>,
+                                            layer<8>,  layer<9>,  layer<10>, layer<11>,
+                                            layer<12>, layer<13>, layer<14>, layer<15>};
+
+static inline void demo_affine(uint64_t n, uint32_t *A, uint32_t *C)
+{
+    uint32_t ra = 1, rc = 0, ba = 1664525u, bc = 1013904223u;
+    while (n) {
+        if (n & 1) {
+            rc = ba * rc + bc;
+            ra = ba * ra;
+        }
+        bc = ba * bc + bc;
+        ba = ba * ba;
+        n >>= 1;
+    }
+    *A = ra;
+    *C = rc;
+}
+
+static inline double demo_now_s()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// Waits until t: sleeps for most of it, spins the last 100 us (a service's host work).
+static inline void demo_until(double t)
+{
+    for (;;) {
+        double left = t - demo_now_s();
+        if (left <= 0)
+            return;
+        if (left > 150e-6) {
+            timespec ts = {0, (long)((left - 100e-6) * 1e9)};
+            nanosleep(&ts, nullptr);
+        }
+    }
+}
+
+static inline double demo_quantile(std::vector<double> v, double q)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    size_t i = (size_t)(q * (v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
