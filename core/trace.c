@@ -108,8 +108,8 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
             sep(f, first);
             fprintf(f, "{\"name\":\"gap seen\",\"cat\":\"measure\",\"ph\":\"i\",\"s\":\"t\","
                        "\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"prev\":\"%016" PRIx64 "\",\"seen_us\":%.3f,\"predicted_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, e->c, us(e->a), us(e->b));
+                       "\"seen_us\":%.3f,\"predicted_us\":%.3f,\"predicted_p50_us\":%.3f}}",
+                    dev, e->slot, us(e->t_ns), e->key, us(e->a), us(e->b), us(e->c));
             written++;
             break;
         case FIKIT_TRACE_KERNEL:

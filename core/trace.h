@@ -14,7 +14,7 @@ enum fikit_trace_type {
     FIKIT_TRACE_HOLD = 2,   /* a launch was held: a = predicted duration */
     FIKIT_TRACE_GRANT = 3,  /* fikitd granted a held launch: reason, a = room,
                              * b = predicted duration, c = when it was posted */
-    FIKIT_TRACE_GAP = 4,    /* a measured gap: a = seen, b = predicted (p10), c = prev key */
+    FIKIT_TRACE_GAP = 4,    /* a measured gap: a = seen, b = predicted p10, c = predicted p50 */
     FIKIT_TRACE_KERNEL = 5, /* a measured kernel: a = duration */
 };
 

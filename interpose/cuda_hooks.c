@@ -8,6 +8,7 @@
 #include "interpose/gate.h"
 #include "interpose/hooks.h"
 #include "interpose/ptrmap.h"
+#include "interpose/selftime.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -121,6 +122,7 @@ typedef CUresult (*graph_fn)(CUgraphExec, CUstream);
  * CUDA is not scheduled or there is no current context. */
 #define GATED(ptsz, f, stream, grid, block, shmem, name, CALL)                                     \
     do {                                                                                           \
+        uint64_t t0_ = fikit_selftime_now();                                                       \
         struct fikit_launch_desc l_;                                                               \
         if (!fikit_client_wants(FIKIT_BACKEND_CUDA))                                               \
             return CALL;                                                                           \
@@ -130,8 +132,12 @@ typedef CUresult (*graph_fn)(CUgraphExec, CUstream);
             return CALL;                                                                           \
         struct fikit_gate g_;                                                                      \
         fikit_gate_enter(&g_, &fikit_cuda_ops, &l_);                                               \
+        uint64_t t1_ = fikit_selftime_now();                                                       \
         CUresult r_ = CALL;                                                                        \
+        uint64_t t2_ = fikit_selftime_now();                                                       \
         fikit_gate_exit(&g_, &l_, r_ == CUDA_SUCCESS);                                             \
+        if (fikit_selftime_on)                                                                     \
+            fikit_selftime_record(t0_, t1_, t2_, fikit_now_ns());                                  \
         return r_;                                                                                 \
     } while (0)
 

@@ -84,7 +84,7 @@ static void process(struct fikit_sample *s, uint64_t dur)
                 d->dirty = true;
             }
             pthread_mutex_unlock(&d->store_lock);
-            trace_event(d, FIKIT_TRACE_GAP, p->key, g, before.q_ns[2], p->prev);
+            trace_event(d, FIKIT_TRACE_GAP, p->key, g, before.q_ns[2], before.q_ns[4]);
         }
         d->ops->marker_release(&p->marker);
     }

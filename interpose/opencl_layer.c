@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "interpose/gate.h"
 #include "interpose/ptrmap.h"
+#include "interpose/selftime.h"
 
 #include <CL/cl_layer.h>
 #include <dlfcn.h>
@@ -189,7 +190,7 @@ static bool describe(struct fikit_launch_desc *l, cl_command_queue q, void *kern
 /* Runs an enqueue through the gate. The enqueue is given an event when the
  * launch is timed and the program did not ask for one; the program's own
  * event is retained for as long as fikit reads it. */
-#define GATED_ENQUEUE(l, event, CALL)                                                              \
+#define GATED_ENQUEUE(t0, l, event, CALL)                                                          \
     do {                                                                                           \
         struct fikit_gate g;                                                                       \
         fikit_gate_enter(&g, &fikit_opencl_ops, &(l));                                             \
@@ -197,13 +198,17 @@ static bool describe(struct fikit_launch_desc *l, cl_command_queue q, void *kern
         cl_event *evp = (event);                                                                   \
         if (g.marker_ok && !evp)                                                                   \
             evp = &own;                                                                            \
+        uint64_t t1_ = fikit_selftime_now();                                                       \
         cl_int rc_ = CALL;                                                                         \
+        uint64_t t2_ = fikit_selftime_now();                                                       \
         if (rc_ == CL_SUCCESS && g.marker_ok) {                                                    \
             (l).launch_event = *evp;                                                               \
             if (evp == (event))                                                                    \
                 next->clRetainEvent(*evp);                                                         \
         }                                                                                          \
         fikit_gate_exit(&g, &(l), rc_ == CL_SUCCESS);                                              \
+        if (fikit_selftime_on)                                                                     \
+            fikit_selftime_record((t0), t1_, t2_, fikit_now_ns());                                 \
         return rc_;                                                                                \
     } while (0)
 
@@ -212,20 +217,22 @@ static cl_int CL_API_CALL fikit_clEnqueueNDRangeKernel(cl_command_queue q, cl_ke
                                                        const size_t *lws, cl_uint nwait,
                                                        const cl_event *wait, cl_event *event)
 {
+    uint64_t t0 = fikit_selftime_now();
     struct fikit_launch_desc l;
     if (!describe(&l, q, k, dim, gws, lws))
         return next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, event);
-    GATED_ENQUEUE(l, event, next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, evp));
+    GATED_ENQUEUE(t0, l, event, next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, evp));
 }
 
 static cl_int CL_API_CALL fikit_clEnqueueTask(cl_command_queue q, cl_kernel k, cl_uint nwait,
                                               const cl_event *wait, cl_event *event)
 {
+    uint64_t t0 = fikit_selftime_now();
     struct fikit_launch_desc l;
     size_t one = 1;
     if (!describe(&l, q, k, 1, &one, &one))
         return next->clEnqueueTask(q, k, nwait, wait, event);
-    GATED_ENQUEUE(l, event, next->clEnqueueTask(q, k, nwait, wait, evp));
+    GATED_ENQUEUE(t0, l, event, next->clEnqueueTask(q, k, nwait, wait, evp));
 }
 
 static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *fn)(void *),
@@ -234,6 +241,7 @@ static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(C
                                                       cl_uint nwait, const cl_event *wait,
                                                       cl_event *event)
 {
+    uint64_t t0 = fikit_selftime_now();
     struct fikit_launch_desc l;
     size_t one = 1;
     if (!describe(&l, q, NULL, 1, &one, &one))
@@ -250,7 +258,7 @@ static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(C
         snprintf(name, sizeof name, "native:%s+%#lx", info.dli_fname ? info.dli_fname : "?",
                  (unsigned long)((char *)sym - (char *)info.dli_fbase));
     l.name = name;
-    GATED_ENQUEUE(l, event,
+    GATED_ENQUEUE(t0, l, event,
                   next->clEnqueueNativeKernel(q, fn, args, cb_args, nmem, mems, locs, nwait, wait, evp));
 }
 

@@ -22,3 +22,5 @@ timeout 240 tests/conformance/cuda/run-resnet50 --build build 2>&1 | tail -16
 step demo
 timeout 240 demo/run-demo --build build --backend cuda --out "$OUT/demo" 2>&1 | tail -9
 cp build/demo-out/results.json "$OUT/demo-results.json" 2>/dev/null
+step profiles
+for t in serve batch; do build/tools/fikit profile show -c "$OUT/demo/fikit-fill.ini" -n 6 $t 2>&1 | head -14; done

@@ -15,9 +15,9 @@ with Fikit() as fk:
         if r.returncode != 0 or r.stdout != plain.stdout:
             fail(f"under fikit (measure={measure}) the program saw something else:\n{r.stdout}\n{r.stderr}")
         check(True, f"identical output under fikit-launch{' --measure' if measure else ''}")
-    # Held launches: a busy high-priority task makes every launch wait for grants.
-    svc = fk.popen("serve", [os.path.join(BUILD, "demo", "fikit-demo-service"), "--json", "-n", "150",
-                             "-r", "0", "-g", "0", "-w", "250", "-k", "3"])
+    # Held launches: a priority-0 task busy for 3 s makes the program's launches wait for grants.
+    svc = fk.popen("serve", [os.path.join(BUILD, "demo", "fikit-demo-batch"), "--json", "-t", "3",
+                             "-w", "500"])
     for _ in range(500):
         if " serve " in fk.status():
             break
@@ -26,6 +26,6 @@ with Fikit() as fk:
     svc.communicate(timeout=120)
     check(r.returncode == 0 and r.stdout == plain.stdout,
           "identical output while a priority-0 task is running and launches are held")
-    check(svc.returncode == 0, "the service's outputs were right")
+    check(svc.returncode == 0, "the priority-0 task's outputs were right")
     holds = [e for e in fk.trace()["traceEvents"] if e.get("name") == "hold"]
     check(len(holds) > 0, f"{len(holds)} launches of the program were held meanwhile")
