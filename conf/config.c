@@ -343,14 +343,21 @@ static int handler(void *user, const char *section, const char *key, const char 
     case SEC_DAEMON:
         if (strcmp(key, "socket") == 0) {
             get_path(x, section, key, val, c->socket_path, sizeof c->socket_path);
+        } else if (strcmp(key, "socket_group") == 0) {
+            if (strcmp(val, "auto") == 0)
+                c->socket_group[0] = '\0';
+            else if (!*val || strlen(val) >= sizeof c->socket_group)
+                BAD(x, section, key, val, "not a group name", "auto or a group name");
+            else
+                snprintf(c->socket_group, sizeof c->socket_group, "%s", val);
         } else if (strcmp(key, "state_dir") == 0) {
             get_path(x, section, key, val, c->state_dir, sizeof c->state_dir);
         } else if (strcmp(key, "trace_events") == 0) {
             if (get_uint(x, section, key, val, 1024, 16777216, &u))
                 c->trace_events = (uint32_t)u;
         } else {
-            fail(x, "[%s] %s: unknown key (accepted: socket, state_dir, trace_events)", section,
-                 key);
+            fail(x, "[%s] %s: unknown key (accepted: socket, socket_group, state_dir, trace_events)",
+                 section, key);
         }
         break;
     case SEC_CLIENT:

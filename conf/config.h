@@ -75,6 +75,7 @@ struct fikit_config {
 
     /* [daemon] */
     char socket_path[PATH_MAX]; /* "" = auto */
+    char socket_group[FIKIT_NAME_MAX]; /* "" = auto: "fikit" as root, none otherwise */
     char state_dir[PATH_MAX];   /* "" = auto */
     uint32_t trace_events;
 

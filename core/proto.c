@@ -79,6 +79,8 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
         const struct fikit_msg_register_ok *m = (const void *)p;
         if (m->level < 0 || m->level > 9)
             REJECT("level out of range");
+        if (m->slot_size == 0 || m->slot_offset > m->shm_size || m->slot_size > m->shm_size - m->slot_offset)
+            REJECT("slot outside the segment");
         break;
     }
     case FIKIT_MSG_ERROR: {

@@ -69,6 +69,8 @@ struct fikit_msg_register_ok {
     uint32_t device_index;
     uint64_t generation;
     uint64_t shm_size;
+    uint64_t slot_offset;    /* where the task's slot lies in the segment */
+    uint64_t slot_size;
 };
 
 struct fikit_msg_error {

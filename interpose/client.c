@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "core/profile.h"
 #include "core/proto.h"
+#include "interpose/fault.h"
 #include "interpose/learn.h"
 
 #include <errno.h>
@@ -161,6 +162,7 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
     int rc = fikit_proto_send(c->sock, FIKIT_MSG_REGISTER, &m, sizeof m, -1);
     if (rc)
         return rc;
+    fikit_fault_point(FIKIT_FAULT_REGISTER);
     char buf[FIKIT_MSG_MAX];
     uint16_t type;
     int fd = -1;

@@ -3,6 +3,7 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/sched.h"
+#include "interpose/fault.h"
 #include "interpose/learn.h"
 #include "interpose/ptrmap.h"
 
@@ -123,6 +124,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     trace(r, FIKIT_TRACE_HOLD, key, dur, 0);
     atomic_fetch_add(&r->shm->hdr.arbiter_futex, 1);
     fikit_futex_wake(&r->shm->hdr.arbiter_futex, 1);
+    fikit_fault_point(FIKIT_FAULT_HOLD);
 
     for (;;) {
         if (atomic_load_explicit(&w->state, memory_order_acquire) == FIKIT_WAITER_GRANTED)
@@ -135,6 +137,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
         if (rc == -ETIMEDOUT)
             fikit_client_check_daemon();
     }
+    fikit_fault_point(FIKIT_FAULT_GRANTED);
     atomic_fetch_add(&slot->grants, 1);
     atomic_store_explicit(&w->state, FIKIT_WAITER_FREE, memory_order_release);
 }
@@ -188,6 +191,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
                                                  atomic_load_explicit(&d->idle_after_ns,
                                                                       memory_order_relaxed));
         trace(r, FIKIT_TRACE_LAUNCH, g->key, busy, gap.q_ns[2]);
+        fikit_fault_point(FIKIT_FAULT_LAUNCH);
     }
 
     /* Timing: every launch while measuring; otherwise pairs of consecutive

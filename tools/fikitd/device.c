@@ -25,7 +25,7 @@ static void update_masks(struct fikitd_device *dev)
     uint64_t slots = 0;
     for (int i = 0; i < FIKIT_SHM_SLOTS; i++) {
         if (dev->slots[i].used) {
-            levels |= 1u << dev->shm->slots[i].level;
+            levels |= 1u << dev->slots[i].level;
             slots |= 1ull << i;
         }
     }
@@ -64,7 +64,7 @@ static void drain_trace_ring(struct fikitd_device *dev, int s)
         if (!fikit_shm_trace_read(slot, info->trace_read, &e))
             continue;
         e.slot = (uint16_t)s; /* never trust the client's idea of its slot */
-        e.level = (uint16_t)slot->level;
+        e.level = (uint16_t)info->level;
         if (e.type == FIKIT_TRACE_LAUNCH || e.type == FIKIT_TRACE_HOLD || e.type == FIKIT_TRACE_GAP ||
             e.type == FIKIT_TRACE_KERNEL)
             trace_add(dev, &e);
@@ -95,7 +95,7 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
             } else if (!info->warned) {
                 info->warned = true;
                 fikit_warn("device %d: task %s (pid %d) published an implausible launch record; "
-                           "ignoring it", dev->index, slot->name, slot->pid);
+                           "ignoring it", dev->index, info->name, (int)info->pid);
             }
         }
         for (int w = 0; w < FIKIT_SHM_WAITERS; w++) {
@@ -138,7 +138,7 @@ static void apply_grant(struct fikitd_device *dev, const struct fikit_grant *g)
                                       .b = g->dur_ns, .c = g->posted_ns,
                                       .type = FIKIT_TRACE_GRANT, .slot = (uint16_t)s,
                                       .reason = (uint16_t)g->reason,
-                                      .level = (uint16_t)dev->shm->slots[s].level};
+                                      .level = (uint16_t)dev->slots[s].level};
         trace_add(dev, &e);
     }
 }
@@ -270,8 +270,9 @@ int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, ui
     slot->task_id = (uint32_t)s;
     snprintf(slot->name, sizeof slot->name, "%s", name);
     atomic_store(&slot->state, FIKIT_SLOT_ACTIVE);
-    dev->slots[s] = (struct fikitd_slot_info){.used = true, .conn_id = conn_id, .uid = uid,
-                                              .requested_level = requested_level};
+    dev->slots[s] = (struct fikitd_slot_info){.used = true, .conn_id = conn_id, .uid = uid, .pid = pid,
+                                              .level = level, .requested_level = requested_level};
+    snprintf(dev->slots[s].name, sizeof dev->slots[s].name, "%s", name);
     fikit_sched_add_task(&dev->sched, (uint32_t)s, pid, name, level);
     dev->trace_tasks[s] = (struct fikit_trace_task){.slot = s, .level = level, .pid = pid};
     snprintf(dev->trace_tasks[s].name, sizeof dev->trace_tasks[s].name, "%s", name);

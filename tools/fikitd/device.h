@@ -13,11 +13,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* What fikitd knows of a slot's task, kept here because the slot itself is
+ * writable by the client: identity is never read back from it. */
 struct fikitd_slot_info {
     bool used;
     int conn_id;
     uid_t uid;
+    pid_t pid;
+    int level;
     int requested_level;
+    char name[64];
     uint64_t trace_read; /* ring events consumed */
     uint64_t launches;   /* last publication seen */
     bool warned;         /* a bad publication was logged */

@@ -5,6 +5,7 @@
 #include "core/proto.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -44,8 +45,39 @@ static int mkdir_p(const char *dir, mode_t mode)
     return 0;
 }
 
+/* systemd socket activation (fikitd.socket): the socket is fd 3. */
+static int activated_socket(struct fikitd *d)
+{
+    const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+    if (!pid || !fds || atoi(pid) != (int)getpid() || atoi(fds) < 1)
+        return -1;
+    int type = 0;
+    socklen_t len = sizeof type;
+    struct sockaddr_un sa;
+    socklen_t salen = sizeof sa;
+    if (getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET ||
+        getsockname(3, (struct sockaddr *)&sa, &salen) != 0 || sa.sun_family != AF_UNIX) {
+        fikit_error("LISTEN_FDS: fd 3 is not a Unix SOCK_SEQPACKET socket (ListenSequentialPacket= in "
+                    "fikitd.socket)");
+        return -1;
+    }
+    snprintf(d->socket_path, sizeof d->socket_path, "%s", sa.sun_path);
+    fcntl(3, F_SETFD, FD_CLOEXEC);
+    fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_NONBLOCK);
+    unsetenv("LISTEN_PID");
+    unsetenv("LISTEN_FDS");
+    unsetenv("LISTEN_FDNAMES");
+    d->activated = true;
+    return 3;
+}
+
 int fikitd_listen(struct fikitd *d)
 {
+    int act = activated_socket(d);
+    if (act >= 0) {
+        d->listen_fd = act;
+        return 0;
+    }
     int rc = fikit_config_socket_path(&d->cfg, d->socket_path, sizeof d->socket_path);
     if (rc) {
         fikit_error("socket path too long");
@@ -90,11 +122,15 @@ int fikitd_listen(struct fikitd *d)
         close(d->listen_fd);
         return rc;
     }
-    if (geteuid() == 0) {
-        struct group *g = getgrnam("fikit");
-        if (g && chown(d->socket_path, 0, g->gr_gid) == 0)
-            chmod(d->socket_path, 0660);
-    }
+    /* Who may connect: the owner, and the socket group if one is set (as
+     * root, the group "fikit" when it exists). Never everyone. */
+    const char *group = d->cfg.socket_group[0] ? d->cfg.socket_group : geteuid() == 0 ? "fikit" : NULL;
+    struct group *g = group ? getgrnam(group) : NULL;
+    if (group && !g && d->cfg.socket_group[0])
+        fikit_warn("[daemon] socket_group = %s: no such group; only %s may connect", group,
+                   geteuid() == 0 ? "root" : "this user");
+    if (g && chown(d->socket_path, geteuid(), g->gr_gid) == 0)
+        chmod(d->socket_path, 0660);
     if (listen(d->listen_fd, 128) != 0) {
         rc = -errno;
         close(d->listen_fd);
@@ -236,7 +272,10 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
     struct fikit_msg_register_ok ok = {.slot = (uint32_t)slot, .level = level,
                                        .requested_level = m->level,
                                        .device_index = (uint32_t)dev->index,
-                                       .generation = d->generation, .shm_size = FIKIT_SHM_SIZE};
+                                       .generation = d->generation, .shm_size = FIKIT_SHM_SIZE,
+                                       .slot_offset = offsetof(struct fikit_shm, slots) +
+                                                      (uint64_t)slot * sizeof(struct fikit_shm_slot),
+                                       .slot_size = sizeof(struct fikit_shm_slot)};
     if (fikit_proto_send(c->fd, FIKIT_MSG_REGISTER_OK, &ok, sizeof ok, dev->shm_fd) != 0) {
         fikitd_device_remove_task(dev, slot);
         return;
@@ -273,15 +312,16 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
             if (!dev->slots[s].used)
                 continue;
             const struct fikit_shm_slot *sl = &dev->shm->slots[s];
+            const struct fikitd_slot_info *info = &dev->slots[s];
             const struct fikit_task_state *t = fikit_sched_task(&dev->sched, (uint32_t)s);
             struct fikit_msg_status_task *mt = &tasks[nt++];
             memset(mt, 0, sizeof *mt);
             mt->device_index = (uint32_t)dev->index;
             mt->slot = (uint32_t)s;
-            mt->pid = sl->pid;
-            mt->level = sl->level;
-            mt->requested_level = dev->slots[s].requested_level;
-            mt->uid = dev->slots[s].uid;
+            mt->pid = (int32_t)info->pid;
+            mt->level = info->level;
+            mt->requested_level = info->requested_level;
+            mt->uid = info->uid;
             mt->active = t && fikit_sched_task_active(&dev->sched, t, now);
             mt->launches = t ? t->launches : 0;
             mt->holds = atomic_load(&sl->holds);
@@ -290,7 +330,7 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
                 if (dev->sched.req[r].task_id == (uint32_t)s)
                     mt->held_now++;
             mt->idle_after_ns = t && t->idle_after_ns ? t->idle_after_ns : dev->sched.p.idle_after_ns;
-            snprintf(mt->name, sizeof mt->name, "%s", sl->name);
+            snprintf(mt->name, sizeof mt->name, "%s", info->name);
         }
         md.ntasks = (uint32_t)nt;
         pthread_mutex_unlock(&dev->lock);
@@ -475,6 +515,7 @@ void fikitd_shutdown(struct fikitd *d)
     }
     if (d->listen_fd >= 0) {
         close(d->listen_fd);
-        unlink(d->socket_path);
+        if (!d->activated) /* systemd owns an activated socket */
+            unlink(d->socket_path);
     }
 }

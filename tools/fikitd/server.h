@@ -39,6 +39,7 @@ struct fikitd {
     int epoll_fd;
     int signal_fd;
     bool trace_at_start;
+    bool activated; /* the socket came from systemd */
     struct fikitd_device *devices[FIKITD_MAX_DEVICES];
     int ndevices;
     struct fikitd_conn conns[FIKITD_MAX_CONNS];

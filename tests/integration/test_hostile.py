@@ -1,0 +1,92 @@
+"""Bad input to fikitd: malformed and out-of-range messages, and a client that
+scribbles over its slot of the shared segment. fikitd rejects them, keeps
+serving everyone else, and says what it rejected."""
+import mmap
+import os
+import random
+import socket
+import struct
+import time
+from harness import BATCH, SERVICE, Fikit, check, fail, result
+
+HDR = struct.Struct("<IHHII")
+MAGIC, VERSION, REGISTER, REGISTER_OK = 0x54494B46, 1, 3, 4
+REG = struct.Struct("<64siIII128s128s")
+REG_OK = struct.Struct("<IiiIQQQQ")
+
+
+def packet(type_, payload, magic=MAGIC, version=VERSION, length=None):
+    return HDR.pack(magic, version, type_, len(payload) if length is None else length, 0) + payload
+
+
+def register(task, level=9, backend=3, key=b"opencl:hostile", model=b"hostile"):
+    return packet(REGISTER, REG.pack(task, level, 0, backend, 0, key, model))
+
+
+with Fikit() as fk:
+    fk.start("--trace")
+    bad = {
+        "shorter than a header": b"\x01\x02",
+        "wrong magic": packet(REGISTER, REG.pack(b"x", 1, 0, 3, 0, b"k", b"m"), magic=0xDEADBEEF),
+        "other protocol version": packet(REGISTER, REG.pack(b"x", 1, 0, 3, 0, b"k", b"m"), version=7),
+        "unknown message type": packet(99, b""),
+        "size not the type's": packet(REGISTER, b"\0" * 12),
+        "declared length not the packet's": packet(REGISTER, REG.pack(b"x", 1, 0, 3, 0, b"k", b"m"), length=5),
+        "priority out of range": register(b"x", level=10),
+        "negative priority": register(b"x", level=-3),
+        "unknown backend": register(b"x", backend=9),
+        "unterminated task name": register(b"y" * 64),
+        "empty device": register(b"x", key=b""),
+        "a packet larger than any message": packet(REGISTER, b"\0" * 9000),
+        "a daemon's message sent to the daemon": packet(REGISTER_OK, REG_OK.pack(0, 0, 0, 0, 0, 1, 0, 1)),
+    }
+    for what, data in bad.items():
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(fk.socket)
+        s.send(data)
+        s.settimeout(5)
+        try:
+            reply = s.recv(16384)
+        except (ConnectionResetError, socket.timeout):
+            reply = b""
+        s.close()
+        check(reply == b"" or struct.unpack_from("<H", reply, 6)[0] == 5,
+              f"{what}: rejected (connection closed or an error returned)")
+    st = fk.status()
+    check(st.startswith("fikitd"), "fikitd still answers after every bad message")
+    log = open(fk.log).read()
+    check("malformed message" in log, "fikitd's log names the malformed messages")
+
+    # A registered client that writes garbage into its own slot, again and again,
+    # while real clients of the same device work next to it: a priority-0
+    # service and a batch job whose launches it holds, so that fikitd reads
+    # every slot (and drains every trace ring) at each decision.
+    svc = fk.popen("serve", [SERVICE, "--json", "-n", "30", "-r", "10", "-w", "250", "-k", "3"])
+    witness = fk.popen("batch", [BATCH, "--json", "-t", "3", "-w", "500"])
+    time.sleep(0.5)
+    # The witness's device: the hostile client joins the same segment.
+    dev_key = fk.status().split("device 0: ")[1].split("\n")[0].encode()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(fk.socket)
+    s.send(register(b"hostile", level=9, key=dev_key))
+    msg, fds, _, _ = socket.recv_fds(s, 16384, 1)
+    check(struct.unpack_from("<H", msg, 6)[0] == REGISTER_OK and len(fds) == 1, "the hostile client registered")
+    slot, level, req, dev, gen, size, off, slot_size = REG_OK.unpack_from(msg, HDR.size)
+    seg = mmap.mmap(fds[0], size)
+    rnd = random.Random(7)
+    t_end = time.time() + 2.0
+    writes = 0
+    while time.time() < t_end:
+        seg[off:off + slot_size] = rnd.randbytes(slot_size)
+        writes += 1
+        time.sleep(0.01)
+    check(fk.status().startswith("fikitd"), f"fikitd survived {writes} random rewrites of a slot")
+    out, err = witness.communicate(timeout=60)
+    check(witness.returncode == 0 and result(out)["wrong"] == 0, "the batch job finished correctly meanwhile")
+    out, err = svc.communicate(timeout=60)
+    check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service finished correctly meanwhile")
+    s.close()
+    seg.close()
+    time.sleep(0.3)
+    check(" hostile " not in fk.status(), "the hostile client's slot was freed when it went")
+    check("implausible launch record" in open(fk.log).read(), "fikitd logged that it ignored the garbage")
