@@ -1,0 +1,489 @@
+/* A HIP runtime double (libamdhip64.so.5) for machines without an AMD GPU.
+ * It is not a GPU: a kernel is a host function run at once on the host with
+ * the launch's arguments, device memory is host memory, events read the
+ * host clock. It has two devices, each stream and event belongs to one, and
+ * an event recorded on another device's stream is refused, as in ROCm.
+ *
+ * What it keeps honest is the part of fikit that only runs where a device
+ * exists, which the installed libamdhip64 cannot reach here: describing a
+ * launch (device, stream, per-thread stream), naming kernels by host
+ * function and by hipFunction_t, timing with events, capture and graph
+ * launches, holding and granting. It exports the entry points of a recent
+ * ROCm (hipGetProcAddress, hipModuleLaunchCooperativeKernel,
+ * hipExtModuleLaunchKernel under its C name, hipLaunchKernelExC, _spt
+ * variants), answers hipGetProcAddress with dlsym on itself as ROCm's clr
+ * does, and, like ROCm 5.2, calls hipModuleLaunchKernel through its own PLT
+ * from hipLaunchByPtr. It counts the launches that reached it
+ * (FAKEHIP_COUNT) so tests can check nothing was lost or doubled. */
+#define __HIP_PLATFORM_AMD__ 1
+#include <hip/hip_runtime_api.h>
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define API __attribute__((visibility("default"))) hipError_t
+#define NDEV 2
+
+/* ------------------------------------------------------------- kernels */
+
+typedef void (*host_kernel)(void **params, const unsigned grid[3], const unsigned block[3]);
+
+static void k_vec_add(void **p, const unsigned g[3], const unsigned b[3])
+{
+    const float *a = *(const float **)p[0], *bb = *(const float **)p[1];
+    float *c = *(float **)p[2];
+    int n = *(int *)p[3];
+    for (unsigned i = 0; i < g[0] * b[0]; i++)
+        if ((int)i < n)
+            c[i] = a[i] + bb[i];
+}
+
+static void k_scale(void **p, const unsigned g[3], const unsigned b[3])
+{
+    float *x = *(float **)p[0];
+    float s = *(float *)p[1];
+    int n = *(int *)p[2];
+    for (unsigned i = 0; i < g[0] * b[0]; i++)
+        if ((int)i < n)
+            x[i] *= s;
+}
+
+/* The program's kernels, as the host stubs hipcc would register. */
+__attribute__((visibility("default"))) void fakehip_vec_add(void) {}
+__attribute__((visibility("default"))) void fakehip_scale(void) {}
+
+struct fn {
+    const char *name;
+    const void *host; /* the host stub registered for it */
+    host_kernel run;
+    int nparams;
+    size_t size[8];
+    size_t offset[8]; /* in a packed argument buffer (hipSetupArgument, extra) */
+};
+
+static const struct fn functions[] = {
+    {"vec_add", (const void *)fakehip_vec_add, k_vec_add, 4, {8, 8, 8, 4}, {0, 8, 16, 24}},
+    {"_Z5scalePffi", (const void *)fakehip_scale, k_scale, 3, {8, 4, 4}, {0, 8, 12}},
+};
+#define NFN (sizeof functions / sizeof functions[0])
+
+static const struct fn *by_host(const void *host)
+{
+    for (size_t i = 0; i < NFN; i++)
+        if (functions[i].host == host)
+            return &functions[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------- counting */
+
+static _Atomic long launches;
+
+__attribute__((destructor)) static void report(void)
+{
+    const char *path = getenv("FAKEHIP_COUNT");
+    if (!path)
+        return;
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%ld\n", atomic_load(&launches));
+        fclose(f);
+    }
+}
+
+/* -------------------------------------------------------------- devices */
+
+static _Thread_local int current;
+
+API hipInit(unsigned flags) { (void)flags; return hipSuccess; }
+API hipGetDeviceCount(int *n) { *n = NDEV; return hipSuccess; }
+API hipGetDevice(int *d) { *d = current; return hipSuccess; }
+API hipSetDevice(int d)
+{
+    if (d < 0 || d >= NDEV)
+        return hipErrorInvalidDevice;
+    current = d;
+    return hipSuccess;
+}
+API hipDeviceGetName(char *name, int len, hipDevice_t d)
+{
+    snprintf(name, (size_t)len, "Fake AMD GPU %d", d);
+    return hipSuccess;
+}
+API hipDeviceGetUuid(hipUUID *u, hipDevice_t d)
+{
+    memcpy(u->bytes, "00fa4ea3d0000000", 16);
+    u->bytes[15] = (char)('0' + d);
+    return hipSuccess;
+}
+API hipDeviceGetPCIBusId(char *bus, int len, int d)
+{
+    snprintf(bus, (size_t)len, "0000:%02x:00.0", 0x40 + d);
+    return hipSuccess;
+}
+API hipDeviceSynchronize(void) { return hipSuccess; }
+__attribute__((visibility("default"))) const char *hipGetErrorName(hipError_t e)
+{
+    return e == hipSuccess ? "hipSuccess" : "hipErrorFake";
+}
+
+/* --------------------------------------------------------------- memory */
+
+API hipMalloc(void **p, size_t n) { *p = calloc(1, n); return *p ? hipSuccess : hipErrorOutOfMemory; }
+API hipFree(void *p) { free(p); return hipSuccess; }
+API hipMemcpy(void *d, const void *s, size_t n, hipMemcpyKind k) { (void)k; memcpy(d, s, n); return hipSuccess; }
+
+/* ---------------------------------------------------- streams, capture */
+
+struct rec {
+    const struct fn *f;
+    unsigned grid[3], block[3];
+    void *params[8];
+    char storage[8][16];
+};
+
+struct graph {
+    struct rec recs[64];
+    int n;
+};
+
+struct stream {
+    int device;
+    int capturing;
+    struct graph *g;
+};
+
+static struct stream legacy[NDEV] = {{0, 0, NULL}, {1, 0, NULL}};
+static _Thread_local struct stream per_thread[NDEV] = {{0, 0, NULL}, {1, 0, NULL}};
+
+static struct stream *S(hipStream_t s)
+{
+    if (!s)
+        return &legacy[current];
+    if (s == hipStreamPerThread)
+        return &per_thread[current];
+    return (struct stream *)s;
+}
+
+API hipStreamCreate(hipStream_t *s)
+{
+    struct stream *st = calloc(1, sizeof *st);
+    st->device = current;
+    *s = (hipStream_t)st;
+    return hipSuccess;
+}
+API hipStreamDestroy(hipStream_t s) { free(s); return hipSuccess; }
+API hipStreamSynchronize(hipStream_t s) { (void)s; return hipSuccess; }
+__attribute__((visibility("default"))) int hipGetStreamDeviceId(hipStream_t s) { return S(s)->device; }
+API hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode m)
+{
+    (void)m;
+    S(s)->capturing = 1;
+    S(s)->g = calloc(1, sizeof(struct graph));
+    return hipSuccess;
+}
+API hipStreamBeginCapture_spt(hipStream_t s, hipStreamCaptureMode m)
+{
+    return hipStreamBeginCapture(s ? s : hipStreamPerThread, m);
+}
+API hipStreamEndCapture(hipStream_t s, hipGraph_t *g)
+{
+    S(s)->capturing = 0;
+    *g = (hipGraph_t)S(s)->g;
+    S(s)->g = NULL;
+    return hipSuccess;
+}
+API hipStreamEndCapture_spt(hipStream_t s, hipGraph_t *g) { return hipStreamEndCapture(s ? s : hipStreamPerThread, g); }
+API hipStreamIsCapturing(hipStream_t s, hipStreamCaptureStatus *st)
+{
+    *st = S(s)->capturing ? hipStreamCaptureStatusActive : hipStreamCaptureStatusNone;
+    return hipSuccess;
+}
+API hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *m) { (void)m; return hipSuccess; }
+API hipGraphInstantiate(hipGraphExec_t *e, hipGraph_t g, hipGraphNode_t *n, char *log, size_t len)
+{
+    (void)n, (void)log, (void)len;
+    *e = (hipGraphExec_t)g;
+    return hipSuccess;
+}
+API hipGraphDestroy(hipGraph_t g) { free(g); return hipSuccess; }
+
+/* ------------------------------------------------------ modules, naming */
+
+API hipModuleLoad(hipModule_t *m, const char *path) { (void)path; *m = (hipModule_t)functions; return hipSuccess; }
+API hipModuleUnload(hipModule_t m) { (void)m; return hipSuccess; }
+API hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name)
+{
+    (void)m;
+    for (size_t i = 0; i < NFN; i++)
+        if (strcmp(functions[i].name, name) == 0) {
+            *f = (hipFunction_t)&functions[i];
+            return hipSuccess;
+        }
+    return hipErrorNotFound;
+}
+__attribute__((visibility("default"))) const char *hipKernelNameRef(const hipFunction_t f)
+{
+    return f ? ((const struct fn *)f)->name : NULL;
+}
+__attribute__((visibility("default"))) const char *hipKernelNameRefByPtr(const void *host, hipStream_t s)
+{
+    (void)s;
+    const struct fn *f = by_host(host);
+    return f ? f->name : NULL;
+}
+
+/* ------------------------------------------------------------- launches */
+
+static hipError_t run(const struct fn *fn, const unsigned g[3], const unsigned b[3], hipStream_t s,
+                      void **params)
+{
+    if (!fn)
+        return hipErrorInvalidDeviceFunction;
+    struct stream *st = S(s);
+    if (st->capturing) {
+        struct rec *r = &st->g->recs[st->g->n++];
+        r->f = fn;
+        memcpy(r->grid, g, sizeof r->grid);
+        memcpy(r->block, b, sizeof r->block);
+        for (int i = 0; i < fn->nparams; i++) {
+            memcpy(r->storage[i], params[i], fn->size[i]);
+            r->params[i] = r->storage[i];
+        }
+        return hipSuccess; /* recorded, not run */
+    }
+    atomic_fetch_add(&launches, 1);
+    fn->run(params, g, b);
+    return hipSuccess;
+}
+
+/* Arguments packed in one buffer (extra, hipSetupArgument): as params. */
+static hipError_t run_packed(const struct fn *fn, const unsigned g[3], const unsigned b[3],
+                             hipStream_t s, char *buf)
+{
+    void *params[8];
+    for (int i = 0; fn && i < fn->nparams; i++)
+        params[i] = buf + fn->offset[i];
+    return run(fn, g, b, s, params);
+}
+
+static hipError_t run_module(hipFunction_t f, const unsigned g[3], const unsigned b[3], hipStream_t s,
+                             void **params, void **extra)
+{
+    if (params)
+        return run((const struct fn *)f, g, b, s, params);
+    if (extra && extra[0] == HIP_LAUNCH_PARAM_BUFFER_POINTER)
+        return run_packed((const struct fn *)f, g, b, s, (char *)extra[1]);
+    return hipErrorInvalidValue;
+}
+
+#define D3(d) {(d).x, (d).y, (d).z}
+
+API hipLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shmem, hipStream_t s)
+{
+    (void)shmem;
+    const unsigned gg[3] = D3(g), bb[3] = D3(b);
+    return run(by_host(f), gg, bb, s, args);
+}
+API hipLaunchKernel_spt(const void *f, dim3 g, dim3 b, void **args, size_t shmem, hipStream_t s)
+{
+    return hipLaunchKernel(f, g, b, args, shmem, s ? s : hipStreamPerThread);
+}
+API hipExtLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shmem, hipStream_t s,
+                       hipEvent_t start, hipEvent_t stop, int flags)
+{
+    (void)start, (void)stop, (void)flags;
+    return hipLaunchKernel(f, g, b, args, shmem, s);
+}
+API hipLaunchCooperativeKernel(const void *f, dim3 g, dim3 b, void **args, unsigned shmem, hipStream_t s)
+{
+    return hipLaunchKernel(f, g, b, args, shmem, s);
+}
+API hipLaunchCooperativeKernel_spt(const void *f, dim3 g, dim3 b, void **args, unsigned shmem,
+                                   hipStream_t s)
+{
+    return hipLaunchKernel(f, g, b, args, shmem, s ? s : hipStreamPerThread);
+}
+API hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *p, int n, unsigned flags)
+{
+    (void)flags;
+    for (int i = 0; i < n; i++) {
+        hipError_t r = hipLaunchKernel(p[i].func, p[i].gridDim, p[i].blockDim, p[i].args, p[i].sharedMem,
+                                       p[i].stream);
+        if (r != hipSuccess)
+            return r;
+    }
+    return hipSuccess;
+}
+API hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *p, int n, unsigned flags)
+{
+    return hipLaunchCooperativeKernelMultiDevice(p, n, flags);
+}
+API hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shmem, hipStream_t s, void **params,
+                          void **extra)
+{
+    (void)shmem;
+    const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+    return run_module(f, g, b, s, params, extra);
+}
+API hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz,
+                                     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                     hipStream_t s, void **params)
+{
+    (void)shmem;
+    const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+    return run_module(f, g, b, s, params, NULL);
+}
+/* The C name of recent ROCm: the grid in work-items. (Entry points whose
+ * declarations differ between ROCm releases get their names by asm label.) */
+API fake_ext_module_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                           size_t, hipStream_t, void **, void **, hipEvent_t, hipEvent_t, uint32_t)
+    __asm__("hipExtModuleLaunchKernel");
+API fake_ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t lx,
+                             uint32_t ly, uint32_t lz, size_t shmem, hipStream_t s, void **params,
+                             void **extra, hipEvent_t start, hipEvent_t stop, uint32_t flags)
+{
+    (void)shmem, (void)start, (void)stop, (void)flags;
+    const unsigned g[3] = {gx / lx, gy / ly, gz / lz}, b[3] = {lx, ly, lz};
+    return run_module(f, g, b, s, params, extra);
+}
+struct launch_config { /* hipLaunchConfig_t, ROCm 6.5 */
+    dim3 grid, block;
+    size_t shmem;
+    hipStream_t stream;
+    void *attrs;
+    unsigned n;
+};
+API fake_launch_exc(const struct launch_config *c, const void *f, void **args) __asm__("hipLaunchKernelExC");
+API fake_launch_exc(const struct launch_config *c, const void *f, void **args)
+{
+    return hipLaunchKernel(f, c->grid, c->block, args, c->shmem, c->stream);
+}
+API hipGraphLaunch(hipGraphExec_t e, hipStream_t s)
+{
+    (void)s;
+    struct graph *g = (struct graph *)e;
+    atomic_fetch_add(&launches, 1);
+    for (int i = 0; i < g->n; i++)
+        g->recs[i].f->run(g->recs[i].params, g->recs[i].grid, g->recs[i].block);
+    return hipSuccess;
+}
+API hipGraphLaunch_spt(hipGraphExec_t e, hipStream_t s) { return hipGraphLaunch(e, s ? s : hipStreamPerThread); }
+
+/* The legacy launch: a per-thread stack of configurations and an argument
+ * buffer; hipLaunchByPtr pops one and, as ROCm 5.2 does, launches through
+ * hipModuleLaunchKernel by way of this library's PLT (LD_PRELOAD reaches it). */
+static _Thread_local struct {
+    dim3 g, b;
+    size_t shmem;
+    hipStream_t s;
+    char args[64];
+} configs[8];
+static _Thread_local int nconfigs;
+
+API hipConfigureCall(dim3 g, dim3 b, size_t shmem, hipStream_t s)
+{
+    if (nconfigs == 8)
+        return hipErrorInvalidConfiguration;
+    configs[nconfigs].g = g;
+    configs[nconfigs].b = b;
+    configs[nconfigs].shmem = shmem;
+    configs[nconfigs].s = s;
+    nconfigs++;
+    return hipSuccess;
+}
+API hipSetupArgument(const void *arg, size_t size, size_t offset)
+{
+    if (!nconfigs || offset + size > sizeof configs[0].args)
+        return hipErrorInvalidValue;
+    memcpy(configs[nconfigs - 1].args + offset, arg, size);
+    return hipSuccess;
+}
+API hipLaunchByPtr(const void *host)
+{
+    if (!nconfigs)
+        return hipErrorMissingConfiguration;
+    nconfigs--;
+    const struct fn *f = by_host(host);
+    size_t size = sizeof configs[nconfigs].args;
+    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, configs[nconfigs].args,
+                     HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END};
+    dim3 g = configs[nconfigs].g, b = configs[nconfigs].b;
+    return hipModuleLaunchKernel((hipFunction_t)f, g.x, g.y, g.z, b.x, b.y, b.z,
+                                 (unsigned)configs[nconfigs].shmem, configs[nconfigs].s, NULL, extra);
+}
+
+/* --------------------------------------------------------------- events */
+
+struct event {
+    int device;
+    uint64_t t;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+API hipEventCreateWithFlags(hipEvent_t *e, unsigned flags)
+{
+    (void)flags;
+    struct event *ev = calloc(1, sizeof *ev);
+    ev->device = current;
+    *e = (hipEvent_t)ev;
+    return hipSuccess;
+}
+API hipEventCreate(hipEvent_t *e) { return hipEventCreateWithFlags(e, 0); }
+API hipEventDestroy(hipEvent_t e) { free(e); return hipSuccess; }
+API hipEventRecord(hipEvent_t e, hipStream_t s)
+{
+    struct event *ev = (struct event *)e;
+    if (S(s)->capturing)
+        return hipErrorStreamCaptureUnsupported; /* fikit must never do this */
+    if (ev->device != S(s)->device)
+        return hipErrorInvalidHandle; /* an event of another device, as in ROCm */
+    ev->t = now_ns();
+    return hipSuccess;
+}
+API hipEventQuery(hipEvent_t e) { return ((struct event *)e)->t ? hipSuccess : hipErrorNotReady; }
+API hipEventSynchronize(hipEvent_t e) { (void)e; return hipSuccess; }
+API hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
+{
+    const struct event *x = (const struct event *)a, *y = (const struct event *)b;
+    if (x->device != y->device || !x->t || !y->t)
+        return hipErrorInvalidHandle;
+    *ms = (float)((double)((int64_t)y->t - (int64_t)x->t) / 1e6);
+    return hipSuccess;
+}
+
+/* ---------------------------------------------------- hipGetProcAddress */
+
+/* As ROCm's clr: dlsym on this library, "_spt" appended for per-thread. */
+API fake_get_proc_address(const char *symbol, void **pfn, int version, uint64_t flags, int *status)
+    __asm__("hipGetProcAddress");
+API fake_get_proc_address(const char *symbol, void **pfn, int version, uint64_t flags, int *status)
+{
+    (void)version;
+    Dl_info info;
+    if (!symbol || !pfn || !dladdr((void *)fake_get_proc_address, &info))
+        return hipErrorInvalidValue;
+    void *self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    char name[128];
+    snprintf(name, sizeof name, "%s%s", symbol, flags == 2 ? "_spt" : "");
+    *pfn = self ? dlsym(self, name) : NULL;
+    if (!*pfn && self && flags == 2)
+        *pfn = dlsym(self, symbol);
+    if (self)
+        dlclose(self);
+    if (status)
+        *status = *pfn ? 0 : 1;
+    return *pfn ? hipSuccess : hipErrorInvalidValue;
+}
