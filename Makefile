@@ -5,17 +5,20 @@
 
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_TSAN ?= build-tsan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build check check-sanitize demo install clean help
+.PHONY: all deps build check check-sanitize check-tsan fuzz demo install clean help
 
 all: build
 
 help:
 	@echo "make demo            run the two-task demo (service + batch) and print its table"
 	@echo "make check           build everything and run every test"
-	@echo "make check-sanitize  unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "make check-sanitize  unit and integration tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "make check-tsan      fikitd and libfikit.so under ThreadSanitizer, many threads launching"
+	@echo "make fuzz            run every libFuzzer target for FUZZ_SECONDS (default 30) each"
 	@echo "make build           configure and build into $(BUILD)/"
 	@echo "make install         install (PREFIX via CMAKE_ARGS=-DCMAKE_INSTALL_PREFIX=...)"
 	@echo "make deps            install the Debian packages fikit needs (as root)"
@@ -35,7 +38,12 @@ check: build
 check-sanitize: deps
 	cmake -S . -B $(BUILD_ASAN) -DFIKIT_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
-	ctest --test-dir $(BUILD_ASAN) --output-on-failure -L unit -j $(JOBS)
+	ctest --test-dir $(BUILD_ASAN) --output-on-failure -L "unit|integration" -j $(JOBS)
+
+check-tsan: deps
+	cmake -S . -B $(BUILD_TSAN) -DFIKIT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+	cmake --build $(BUILD_TSAN) -j $(JOBS)
+	ctest --test-dir $(BUILD_TSAN) --output-on-failure -L "unit|threads" -j $(JOBS)
 
 demo: build
 	demo/run-demo --build $(BUILD)
@@ -44,4 +52,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ)

@@ -5,6 +5,11 @@
 #include <stdint.h>
 #include <string.h>
 
+/* dlsym is called before constructors run and before a sanitizer runtime is
+ * ready (the runtime resolves its own interceptors with it): the code on its
+ * way to glibc, the hook lookup included, must not be instrumented. */
+#define NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
+
 #define MAX_TABLES 8
 
 static struct fikit_hook *tables[MAX_TABLES];
@@ -19,19 +24,26 @@ void fikit_hooks_register(struct fikit_hook *table)
     }
 }
 
-struct fikit_hook *fikit_hook_find(const char *name)
+NO_SANITIZE static int same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+NO_SANITIZE struct fikit_hook *fikit_hook_find(const char *name)
 {
     if (!name)
         return NULL;
     int n = atomic_load(&ntables);
     for (int t = 0; t < n; t++)
         for (struct fikit_hook *h = tables[t]; h->name; h++)
-            if (h->name[0] == name[0] && strcmp(h->name, name) == 0)
+            if (h->name[0] == name[0] && same(h->name, name))
                 return h;
     return NULL;
 }
 
-void *fikit_hook_answer(const char *name, void *real)
+NO_SANITIZE void *fikit_hook_answer(const char *name, void *real)
 {
     struct fikit_hook *h = fikit_hook_find(name);
     if (!h || !real)
@@ -50,7 +62,8 @@ void *fikit_hook_answer(const char *name, void *real)
 typedef void *(*dlsym_fn)(void *, const char *);
 static _Atomic(dlsym_fn) real_dlsym_fn;
 
-static dlsym_fn get_real_dlsym(void)
+
+NO_SANITIZE static dlsym_fn get_real_dlsym(void)
 {
     dlsym_fn f = atomic_load_explicit(&real_dlsym_fn, memory_order_acquire);
     if (f)
@@ -64,7 +77,7 @@ static dlsym_fn get_real_dlsym(void)
     return f;
 }
 
-void *fikit_real_dlsym(void *handle, const char *name) { return get_real_dlsym()(handle, name); }
+NO_SANITIZE void *fikit_real_dlsym(void *handle, const char *name) { return get_real_dlsym()(handle, name); }
 
 void *fikit_hook_real(struct fikit_hook *h)
 {
@@ -102,17 +115,29 @@ void *fikit_hook_real(struct fikit_hook *h)
  * the next definition, and they must get it. */
 __attribute__((visibility("hidden"))) void *fikit_dlsym_next;
 __attribute__((visibility("hidden"))) void *fikit_dlsym(void *handle, const char *name);
+__attribute__((visibility("hidden"))) void *fikit_dlsym_find_next(void);
 
-__attribute__((constructor(101))) static void find_real_dlsym(void)
+/* Called by the entry below the first time RTLD_NEXT is asked for. */
+NO_SANITIZE void *fikit_dlsym_find_next(void)
 {
-    fikit_dlsym_next = (void *)get_real_dlsym();
+    void *f = (void *)get_real_dlsym();
+    __atomic_store_n(&fikit_dlsym_next, f, __ATOMIC_RELEASE);
+    return f;
 }
 
-void *fikit_dlsym(void *handle, const char *name)
+NO_SANITIZE void *fikit_dlsym(void *handle, const char *name)
 {
     void *r = fikit_real_dlsym(handle, name);
-    if (!r || handle == RTLD_NEXT || (name[0] != 'c' && name[0] != 'h'))
+    /* Hooked names start with c (CUDA), h (HIP) or _Z (HIP's C++ exports). */
+    if (!r || handle == RTLD_NEXT || (name[0] != 'c' && name[0] != 'h' && name[0] != '_'))
         return r;
+    struct fikit_hook *h = fikit_hook_find(name);
+    if (h && r == h->wrapper) {
+        /* The lookup found fikit's own export (a global lookup): the
+         * program must learn whether the runtime has the function, so an
+         * entry point the runtime lacks is reported missing. */
+        return fikit_hook_real(h) ? r : NULL;
+    }
     return fikit_hook_answer(name, r);
 }
 
@@ -125,8 +150,15 @@ __asm__(".text\n"
         "    jne 1f\n"
         "    movq fikit_dlsym_next(%rip), %rax\n"
         "    testq %rax, %rax\n"
-        "    jz 1f\n"
-        "    jmp *%rax\n"
+        "    jnz 2f\n"
+        "    pushq %rdi\n"                  /* first use: find glibc's, keep the arguments */
+        "    pushq %rsi\n"
+        "    subq $8, %rsp\n"
+        "    call fikit_dlsym_find_next\n"
+        "    addq $8, %rsp\n"
+        "    popq %rsi\n"
+        "    popq %rdi\n"
+        "2:  jmp *%rax\n"
         "1:  jmp fikit_dlsym\n"
         ".size dlsym, .-dlsym\n");
 #elif defined(__aarch64__)
@@ -138,8 +170,14 @@ __asm__(".text\n"
         "    b.ne 1f\n"
         "    adrp x16, fikit_dlsym_next\n"
         "    ldr x16, [x16, :lo12:fikit_dlsym_next]\n"
-        "    cbz x16, 1f\n"
-        "    br x16\n"
+        "    cbnz x16, 2f\n"
+        "    stp x0, x1, [sp, #-32]!\n"
+        "    str x30, [sp, #16]\n"
+        "    bl fikit_dlsym_find_next\n"
+        "    mov x16, x0\n"
+        "    ldr x30, [sp, #16]\n"
+        "    ldp x0, x1, [sp], #32\n"
+        "2:  br x16\n"
         "1:  b fikit_dlsym\n"
         ".size dlsym, .-dlsym\n");
 #else

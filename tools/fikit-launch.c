@@ -85,7 +85,8 @@ static int find_library(char *out, size_t len)
     return -1;
 }
 
-/* Prepends lib to a colon-separated list variable, keeping what is there. */
+/* Appends lib to a colon-separated list variable, keeping what is there and
+ * its order: a sanitizer's runtime, for one, must stay first in LD_PRELOAD. */
 static void add_to_list(const char *var, const char *lib, const char *sep)
 {
     const char *old = getenv(var);
@@ -94,7 +95,7 @@ static void add_to_list(const char *var, const char *lib, const char *sep)
             return;
         size_t n = strlen(old) + strlen(lib) + 2;
         char *v = malloc(n);
-        snprintf(v, n, "%s%s%s", lib, sep, old);
+        snprintf(v, n, "%s%s%s", old, sep, lib);
         setenv(var, v, 1);
         free(v);
     } else {

@@ -47,10 +47,12 @@ static void k_scale(void **p, const unsigned g[3], const unsigned b[3])
 struct fn {
     const char *name;
     host_kernel run;
-    int nparams; /* kernelParams is not terminated: the signature says how many */
+    int nparams;      /* kernelParams is not terminated: the signature says how many */
+    size_t size[8];   /* and how big each is */
 };
 
-static const struct fn functions[] = {{"vec_add", k_vec_add, 4}, {"_Z5scalePffi", k_scale, 3}};
+static const struct fn functions[] = {{"vec_add", k_vec_add, 4, {8, 8, 8, 4}},
+                                      {"_Z5scalePffi", k_scale, 3, {8, 4, 4}}};
 
 /* ------------------------------------------------------------- counting */
 
@@ -168,7 +170,7 @@ static CUresult run(CUfunction f, const unsigned g[3], const unsigned b[3], CUst
         memcpy(r->grid, g, sizeof r->grid);
         memcpy(r->block, b, sizeof r->block);
         for (int i = 0; i < fn->nparams; i++) {
-            memcpy(r->storage[i], params[i], 8); /* pointers, ints and floats all fit */
+            memcpy(r->storage[i], params[i], fn->size[i]);
             r->params[i] = r->storage[i];
         }
         return CUDA_SUCCESS; /* recorded, not run */

@@ -20,6 +20,13 @@ FIKIT = os.path.join(BUILD, "tools", "fikit")
 SERVICE = os.path.join(BUILD, "demo", "fikit-demo-service")
 BATCH = os.path.join(BUILD, "demo", "fikit-demo-batch")
 
+# A sanitized build (make check-sanitize, make check-tsan): programs that load the
+# instrumented libfikit.so get the sanitizer's runtime first, as it requires, and
+# fikitd's log is checked for reports when the daemon stops.
+SANITIZER_RUNTIME = os.environ.get("FIKIT_SANITIZER_RUNTIME", "")
+SANITIZER_REPORT = ("ERROR: AddressSanitizer", "runtime error:", "WARNING: ThreadSanitizer",
+                    "ERROR: LeakSanitizer")
+
 
 def fail(msg):
     print(f"FAIL: {msg}", flush=True)
@@ -44,6 +51,8 @@ class Fikit:
         self.env = dict(os.environ)
         for k in ("FIKIT_CONFIG", "OPENCL_LAYERS", "LD_PRELOAD", "FIKIT_TASK", "FIKIT_PRIORITY"):
             self.env.pop(k, None)
+        if SANITIZER_RUNTIME:
+            self.env["LD_PRELOAD"] = SANITIZER_RUNTIME
         self.write_config(policy, extra, tasks)
 
     def write_config(self, policy, extra="", tasks=(("serve", 0), ("batch", 9))):
@@ -70,26 +79,32 @@ class Fikit:
         if self.daemon and self.daemon.poll() is None:
             self.daemon.send_signal(sig)
             self.daemon.wait(timeout=20)
+        if SANITIZER_RUNTIME and os.path.exists(self.log):
+            bad = [l for l in open(self.log, errors="replace") if any(m in l for m in SANITIZER_REPORT)]
+            if bad:
+                fail(f"fikitd's sanitizer reported: {bad[0].strip()} (see {self.log})")
         return self.daemon.returncode if self.daemon else None
 
     def cleanup(self):
         self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if not (SANITIZER_RUNTIME and os.path.exists(self.log) and
+                any(m in open(self.log, errors="replace").read() for m in SANITIZER_REPORT)):
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def cmd(self, task, argv, measure=False):
         return [LAUNCH, "-c", self.config, "-t", task] + (["--measure"] if measure else []) + ["--"] + argv
 
     def run(self, task, argv, measure=False, **kw):
         return subprocess.run(self.cmd(task, argv, measure), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=self.env, **kw)
+                              stderr=subprocess.PIPE, text=True, errors="replace", env=self.env, **kw)
 
     def popen(self, task, argv, measure=False):
         return subprocess.Popen(self.cmd(task, argv, measure), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=self.env)
+                                stderr=subprocess.PIPE, text=True, errors="replace", env=self.env)
 
     def tool(self, *args):
         return subprocess.run([FIKIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=self.env)
+                              text=True, errors="replace", env=self.env)
 
     def status(self):
         return self.tool("status", "-c", self.config).stdout

@@ -13,6 +13,7 @@ with Fikit() as fk:
     for measure in (False, True):
         r = fk.run("batch", [prog], measure=measure)
         if r.returncode != 0 or r.stdout != plain.stdout:
+            print("plain run said:\n" + plain.stdout)
             fail(f"under fikit (measure={measure}) the program saw something else:\n{r.stdout}\n{r.stderr}")
         check(True, f"identical output under fikit-launch{' --measure' if measure else ''}")
     # Held launches: a priority-0 task busy for 3 s makes the program's launches wait for grants.

@@ -61,8 +61,13 @@ static void drain_trace_ring(struct fikitd_device *dev, int s)
         info->trace_read = head - FIKIT_SHM_TRACE; /* overrun: the oldest are gone */
     for (; info->trace_read < head; info->trace_read++) {
         struct fikit_trace_event e;
-        if (!fikit_shm_trace_read(slot, info->trace_read, &e))
+        if (!fikit_shm_trace_read(slot, info->trace_read, &e)) {
+            /* Being written: read it on the next pass. One that stays torn
+             * (its writer died) is given up once the ring has moved on. */
+            if (head - info->trace_read < FIKIT_SHM_TRACE / 2)
+                break;
             continue;
+        }
         e.slot = (uint16_t)s; /* never trust the client's idea of its slot */
         e.level = (uint16_t)info->level;
         if (e.type == FIKIT_TRACE_LAUNCH || e.type == FIKIT_TRACE_HOLD || e.type == FIKIT_TRACE_GAP ||

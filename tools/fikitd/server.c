@@ -402,7 +402,12 @@ static void handle_message(struct fikitd *d, struct fikitd_conn *c)
         const char *src = d->cfg.source[0] ? d->cfg.source : "(built-in defaults)";
         size_t len = strlen(src);
         /* Keep the tail of a long path: it is the informative part. */
-        snprintf(ok.config, sizeof ok.config, "%s", len < sizeof ok.config ? src : src + len - (sizeof ok.config - 1));
+        if (len >= sizeof ok.config) {
+            src += len - (sizeof ok.config - 1);
+            len = sizeof ok.config - 1;
+        }
+        memcpy(ok.config, src, len);
+        ok.config[len] = '\0';
         fikit_proto_send(c->fd, FIKIT_MSG_HELLO_OK, &ok, sizeof ok, -1);
         break;
     }
