@@ -69,6 +69,7 @@ void fikit_config_defaults(struct fikit_config *c)
     c->idle_after_ns = 0;
     c->recheck_ns = p.recheck_ns;
     c->poll_ns = 50 * 1000;
+    c->spin_ns = 50 * 1000;
     c->trace_events = 65536;
     c->on_daemon_missing = FIKIT_ON_MISSING_PASSTHROUGH;
     c->sample_rate = 0.02;
@@ -334,9 +335,11 @@ static int handler(void *user, const char *section, const char *key, const char 
             get_us(x, section, key, val, 10, 1000000, &c->recheck_ns);
         } else if (strcmp(key, "poll_us") == 0) {
             get_us(x, section, key, val, 0, 100000, &c->poll_ns);
+        } else if (strcmp(key, "spin_us") == 0) {
+            get_us(x, section, key, val, 0, 10000, &c->spin_ns);
         } else {
             fail(x, "[%s] %s: unknown key (accepted: policy, substrate, substrate_cost_us, "
-                    "safety_margin_us, gap_confidence, idle_after_us, recheck_us, poll_us)",
+                    "safety_margin_us, gap_confidence, idle_after_us, recheck_us, poll_us, spin_us)",
                  section, key);
         }
         break;

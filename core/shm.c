@@ -90,7 +90,7 @@ static void pub_lock(struct fikit_shm_slot *slot)
 {
     while (atomic_exchange_explicit(&slot->pub_lock, 1, memory_order_acquire))
         while (atomic_load_explicit(&slot->pub_lock, memory_order_relaxed))
-            __builtin_ia32_pause();
+            fikit_cpu_relax();
 }
 
 static void pub_write(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub)
@@ -134,7 +134,7 @@ bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_l
     for (int tries = 0; tries < 64; tries++) {
         uint64_t s1 = atomic_load_explicit(&slot->pub_seq, memory_order_acquire);
         if (s1 & 1) {
-            __builtin_ia32_pause();
+            fikit_cpu_relax();
             continue;
         }
         copy_launch(out, &slot->pub);

@@ -100,6 +100,8 @@ struct fikit_shm_header {
     _Atomic uint32_t policy;      /* enum fikit_policy */
     uint32_t pad;
     _Atomic uint64_t idle_after_ns; /* threshold for tasks that learned none */
+    _Atomic uint64_t next_decision_ns; /* when fikitd next decides for held launches; 0: none due */
+    _Atomic uint64_t spin_ns;     /* how long before it waiters spin instead of sleeping */
     char device_key[128];
     char device_model[128];
 };
@@ -129,6 +131,16 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
                                   uint64_t idle_after_ns);
 /* A consistent copy of a slot's publication; false if it kept changing. */
 bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out);
+
+/* A short pause inside a spin loop. */
+static inline void fikit_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
 
 /* Futex wait/wake on a word of the shared segment (across processes). */
 int fikit_futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns);

@@ -126,10 +126,27 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     fikit_futex_wake(&r->shm->hdr.arbiter_futex, 1);
     fikit_fault_point(FIKIT_FAULT_HOLD);
 
+    uint64_t spin = atomic_load_explicit(&r->shm->hdr.spin_ns, memory_order_relaxed);
     for (;;) {
         if (atomic_load_explicit(&w->state, memory_order_acquire) == FIKIT_WAITER_GRANTED)
             break;
-        int rc = fikit_futex_wait(&w->futex, 0, 20 * FIKIT_NS_PER_MS);
+        /* fikitd says when it next decides: sleep until shortly before it,
+         * then spin, so the grant is seen at once rather than after a
+         * wake-up (tens to hundreds of microseconds on a busy machine). */
+        uint64_t t = fikit_now_ns();
+        uint64_t due = atomic_load_explicit(&r->shm->hdr.next_decision_ns, memory_order_acquire);
+        if (spin && due && due <= t + spin && t <= due + spin) {
+            /* Within spin_us of the decision (a stale one, from a daemon
+             * that is gone, falls through to the sleep that notices it). */
+            while (atomic_load_explicit(&w->state, memory_order_acquire) != FIKIT_WAITER_GRANTED &&
+                   fikit_now_ns() < due + spin)
+                fikit_cpu_relax();
+            continue;
+        }
+        uint64_t timeout = 20 * FIKIT_NS_PER_MS;
+        if (spin && due > t + spin && due - spin - t < timeout)
+            timeout = due - spin - t;
+        int rc = fikit_futex_wait(&w->futex, 0, timeout);
         if (rc == -ETIMEDOUT &&
             (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
              atomic_load(&fikit_client.daemon_lost) || atomic_load(&slot->state) != FIKIT_SLOT_ACTIVE))

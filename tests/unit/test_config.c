@@ -62,8 +62,8 @@ Test(config, every_key_is_read)
                               "[fikit]\nbackend = opencl\nlog_level = debug\n"
                               "[scheduler]\npolicy = strict\nsubstrate = mps\nsubstrate_cost_us = 12\n"
                               "safety_margin_us = 7\ngap_confidence = 0.25\nidle_after_us = 5000\n"
-                              "recheck_us = 300\npoll_us = 0\n"
-                              "[daemon]\nsocket = /tmp/x.sock\nstate_dir = /tmp/state\n"
+                              "recheck_us = 300\npoll_us = 0\nspin_us = 70\n"
+                              "[daemon]\nsocket = /tmp/x.sock\nsocket_group = video\nstate_dir = /tmp/state\n"
                               "trace_events = 2048\n"
                               "[client]\non_daemon_missing = fail\nsample_rate = 0.5\n"
                               "profile_dir = /tmp/prof\ndefault_priority = 7\n"
@@ -84,6 +84,8 @@ Test(config, every_key_is_read)
     cr_assert_eq(c.idle_after_ns, 5000000);
     cr_assert_eq(c.recheck_ns, 300000);
     cr_assert_eq(c.poll_ns, 0);
+    cr_assert_eq(c.spin_ns, 70000);
+    cr_assert_str_eq(c.socket_group, "video");
     cr_assert_str_eq(c.socket_path, "/tmp/x.sock");
     cr_assert_str_eq(c.state_dir, "/tmp/state");
     cr_assert_eq(c.trace_events, 2048);
@@ -121,7 +123,7 @@ Test(config, unknown_key)
     expect_error("[scheduler]\npolicy = fill\npolcy = strict\n",
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
                  "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, recheck_us, "
-                 "poll_us)");
+                 "poll_us, spin_us)");
 }
 
 Test(config, bad_number)

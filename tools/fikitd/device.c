@@ -172,13 +172,24 @@ static void *arbiter_main(void *arg)
         } while (n == 64);
         bool watch = dev->sched.watch_launches;
         bool tracing = atomic_load(&dev->shm->hdr.trace_on);
+        /* Held launches spin shortly before this instant (spin_us). */
+        atomic_store_explicit(&dev->shm->hdr.next_decision_ns,
+                              dev->sched.nreq && wake != UINT64_MAX ? wake : 0, memory_order_release);
         pthread_mutex_unlock(&dev->lock);
 
-        /* Sleep until the scheduler's next decision point. High-priority
-         * launches arrive without a system call, so while one of them could
-         * open room earlier (the top level sits in a gap), look at the slots
-         * every poll period instead. A client that posts wakes us at once. */
-        uint64_t timeout = wake == UINT64_MAX ? UINT64_MAX : wake > now ? wake - now : 0;
+        /* Sleep until the scheduler's next decision point, spinning for its
+         * last spin_us (a timed sleep wakes tens of microseconds late). High-
+         * priority launches arrive without a system call, so while one of
+         * them could open room earlier (the top level sits in a gap), look at
+         * the slots every poll period: by sleeping, never by spinning. A
+         * client that posts wakes us at once. */
+        uint64_t until_decision = wake == UINT64_MAX ? UINT64_MAX : wake > now ? wake - now : 0;
+        if (until_decision <= dev->spin_ns && until_decision > 0) {
+            while (fikit_now_ns() < wake && atomic_load_explicit(bell, memory_order_relaxed) == seen)
+                fikit_cpu_relax();
+            continue;
+        }
+        uint64_t timeout = until_decision == UINT64_MAX ? UINT64_MAX : until_decision - dev->spin_ns;
         if (watch && timeout > dev->poll_ns)
             timeout = dev->poll_ns;
         if (tracing && timeout > 10 * FIKIT_NS_PER_MS)
@@ -192,7 +203,7 @@ static void *arbiter_main(void *arg)
 
 int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,
                        const struct fikit_sched_params *params, uint64_t poll_ns,
-                       uint64_t generation, size_t trace_events)
+                       uint64_t spin_ns, uint64_t generation, size_t trace_events)
 {
     struct fikitd_device *dev = calloc(1, sizeof *dev);
     if (!dev)
@@ -201,6 +212,7 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     snprintf(dev->key, sizeof dev->key, "%s", key);
     snprintf(dev->model, sizeof dev->model, "%s", model);
     dev->poll_ns = poll_ns;
+    dev->spin_ns = spin_ns;
     dev->trace_cap = trace_events;
     dev->trace = calloc(trace_events ? trace_events : 1, sizeof *dev->trace);
     int rc = dev->trace ? fikit_shm_create(key, model, generation, &dev->shm_fd, &dev->shm) : -ENOMEM;
@@ -211,6 +223,7 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     }
     atomic_store(&dev->shm->hdr.policy, params->policy);
     atomic_store(&dev->shm->hdr.idle_after_ns, params->idle_after_ns);
+    atomic_store(&dev->shm->hdr.spin_ns, spin_ns);
     fikit_sched_init(&dev->sched, params);
     pthread_mutex_init(&dev->lock, NULL);
     rc = pthread_create(&dev->arbiter, NULL, arbiter_main, dev);

@@ -35,6 +35,7 @@ struct fikitd_device {
     int shm_fd;
     struct fikit_shm *shm;
     uint64_t poll_ns;
+    uint64_t spin_ns;
 
     pthread_mutex_t lock; /* everything below */
     struct fikit_sched sched;
@@ -56,7 +57,7 @@ struct fikitd_device {
 /* Creates the segment and starts the arbiter. */
 int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,
                        const struct fikit_sched_params *params, uint64_t poll_ns,
-                       uint64_t generation, size_t trace_events);
+                       uint64_t spin_ns, uint64_t generation, size_t trace_events);
 /* Releases every held launch (clients go on unscheduled), marks the segment
  * stopped, stops the arbiter and frees the device. */
 void fikitd_device_close(struct fikitd_device *dev);

@@ -232,8 +232,8 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
     struct fikit_sched_params p;
     fikit_config_sched_params(&d->cfg, d->calibrated_cost_ns, &p);
     struct fikitd_device *dev;
-    *err = fikitd_device_open(&dev, d->ndevices, key, model, &p, d->cfg.poll_ns, d->generation,
-                              d->cfg.trace_events);
+    *err = fikitd_device_open(&dev, d->ndevices, key, model, &p, d->cfg.poll_ns, d->cfg.spin_ns,
+                              d->generation, d->cfg.trace_events);
     if (*err)
         return NULL;
     d->devices[d->ndevices++] = dev;
