@@ -1,5 +1,7 @@
 #include "conf/config.h"
 
+#include "core/shm.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
@@ -336,7 +338,13 @@ static int handler(void *user, const char *section, const char *key, const char 
         } else if (strcmp(key, "poll_us") == 0) {
             get_us(x, section, key, val, 0, 100000, &c->poll_ns);
         } else if (strcmp(key, "spin_us") == 0) {
-            get_us(x, section, key, val, 0, 10000, &c->spin_ns);
+            if (strcmp(val, "always") == 0)
+                c->spin_ns = FIKIT_SPIN_ALWAYS;
+            else if (to_u64(val, &u) || u > 10000)
+                BAD(x, section, key, val, "not always or a whole number in range",
+                    "always or an integer from 0 to 10000");
+            else
+                c->spin_ns = u * 1000;
         } else {
             fail(x, "[%s] %s: unknown key (accepted: policy, substrate, substrate_cost_us, "
                     "safety_margin_us, gap_confidence, idle_after_us, recheck_us, poll_us, spin_us)",

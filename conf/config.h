@@ -72,7 +72,7 @@ struct fikit_config {
     uint64_t idle_after_ns;    /* 0 = auto (learned) */
     uint64_t recheck_ns;
     uint64_t poll_ns;
-    uint64_t spin_ns;
+    uint64_t spin_ns; /* FIKIT_SPIN_ALWAYS: held launches spin for as long as they are held */
 
     /* [daemon] */
     char socket_path[PATH_MAX]; /* "" = auto */

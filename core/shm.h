@@ -132,6 +132,9 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
 /* A consistent copy of a slot's publication; false if it kept changing. */
 bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out);
 
+/* spin_ns meaning "spin for the whole hold" ([scheduler] spin_us = always). */
+#define FIKIT_SPIN_ALWAYS UINT64_MAX
+
 /* A short pause inside a spin loop. */
 static inline void fikit_cpu_relax(void)
 {

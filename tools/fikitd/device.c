@@ -184,6 +184,13 @@ static void *arbiter_main(void *arg)
          * the slots every poll period: by sleeping, never by spinning. A
          * client that posts wakes us at once. */
         uint64_t until_decision = wake == UINT64_MAX ? UINT64_MAX : wake > now ? wake - now : 0;
+        if (dev->spin_ns == FIKIT_SPIN_ALWAYS && dev->sched.nreq) {
+            /* spin_us = always: while anything is held, poll without sleeping. */
+            uint64_t until = now + (watch && dev->poll_ns < until_decision ? dev->poll_ns : until_decision);
+            while (fikit_now_ns() < until && atomic_load_explicit(bell, memory_order_relaxed) == seen)
+                fikit_cpu_relax();
+            continue;
+        }
         if (until_decision <= dev->spin_ns && until_decision > 0) {
             while (fikit_now_ns() < wake && atomic_load_explicit(bell, memory_order_relaxed) == seen)
                 fikit_cpu_relax();
