@@ -24,4 +24,4 @@ for i in $(seq 1 150); do pgrep -f nvidia-cuda-mps-server >/dev/null || break; s
 echo "server $(mps_server) after waiting $((i / 10)) s:      $(serve)"
 echo "=== 2: grant latency, spin_us = always (CUDA C pair)"
 timeout 150 bench/evaluate --build build --out "$OUT/spin-always" --workloads cuda --seconds 3 --spin-us always \
-  --modes "fikit fill, time-slicing,fikit fill, mps" 2>&1 | grep -E "grant latency|fikit fill|hp alone|lp alone" | tail -8
+  --modes "fikit fill, time-slicing;fikit fill, mps" 2>&1 | grep -E "grant latency|fikit fill|hp alone|lp alone" | tail -8
