@@ -15,6 +15,7 @@ static const struct command commands[] = {
     {"status", fikit_cmd_status, "show fikitd's devices, tasks, priorities, holds and grants"},
     {"profile", fikit_cmd_profile, "show what was measured about a task (kernels, gaps)"},
     {"trace", fikit_cmd_trace, "record scheduling events as Perfetto/Chrome trace JSON"},
+    {"calibrate", fikit_cmd_calibrate, "measure this machine's context-switch cost for fikitd"},
     {"replay", fikit_cmd_replay, "replay a launch timeline through the policy and print decisions"},
     {"config", fikit_cmd_config, "check fikit.ini and print the configuration in effect"},
 };

@@ -136,7 +136,6 @@ int main(int argc, char **argv)
                fikit_policy_name(d.cfg.policy), fikit_substrate_name(d.cfg.substrate), d.cfg.ntasks);
         return 0;
     }
-    d.calibrated_cost_ns = -1;
     d.trace_at_start = trace;
     d.generation = fikit_now_ns() ^ ((uint64_t)getpid() << 40);
     if (fikitd_listen(&d))

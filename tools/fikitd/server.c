@@ -1,5 +1,6 @@
 #include "tools/fikitd/server.h"
 
+#include "core/calibration.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/proto.h"
@@ -229,8 +230,16 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
         *err = -ENOSPC;
         return NULL;
     }
+    /* substrate_cost_us = auto: what `fikit calibrate` measured for this
+     * substrate and device model, else the substrate's default. */
+    char state[PATH_MAX];
+    int64_t calibrated = -1;
+    fikit_config_state_dir(&d->cfg, state, sizeof state);
+    if (fikit_calibration_get(state, fikit_substrate_name(d->cfg.substrate), model, &calibrated) == 0)
+        fikit_info("device %s: calibrated switch cost %lld us (%s/calibration)", key,
+                   (long long)calibrated / 1000, state);
     struct fikit_sched_params p;
-    fikit_config_sched_params(&d->cfg, d->calibrated_cost_ns, &p);
+    fikit_config_sched_params(&d->cfg, calibrated, &p);
     struct fikitd_device *dev;
     *err = fikitd_device_open(&dev, d->ndevices, key, model, &p, d->cfg.poll_ns, d->cfg.spin_ns,
                               d->generation, d->cfg.trace_events);

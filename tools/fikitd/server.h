@@ -33,7 +33,6 @@ struct fikitd {
     struct fikit_config cfg;
     char config_path[4096];
     char socket_path[4096];
-    int64_t calibrated_cost_ns;
     uint64_t generation;
     int listen_fd;
     int epoll_fd;
