@@ -351,6 +351,8 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
             rc = FAIL(L, -EINVAL, "too many fields");
             break;
         }
+        if (n == 0) /* only blanks: f[] still points into an older line */
+            continue;
         if (L->line == 1) {
             uint64_t v;
             if (n != 2 || strcmp(f[0], MAGIC) != 0) {

@@ -213,6 +213,20 @@ static void append_garbage(char *t, size_t *len)
     *len += 13;
 }
 static void empty(char *t, size_t *len) { (void)t; *len = 0; }
+/* Found by fuzz_profile: a line of blanks after a line long enough to make
+ * getline move its buffer once left the field table pointing at freed memory. */
+static void blank_line_after_long_comment(char *t, size_t *len)
+{
+    char *nl = strchr(t, '\n') + 1; /* after the magic line */
+    char ins[600];
+    memset(ins, 'x', sizeof ins);
+    memcpy(ins, "# ", 2);
+    ins[sizeof ins - 5] = '\n';
+    memcpy(ins + sizeof ins - 4, "  \t\n", 4);
+    memmove(nl + sizeof ins, nl, *len - (size_t)(nl - t) + 1);
+    memcpy(nl, ins, sizeof ins);
+    *len += sizeof ins;
+}
 
 Test(profile, rejects_truncated, .init = make_dir, .fini = remove_dir)
 {
@@ -245,6 +259,11 @@ Test(profile, rejects_data_after_end, .init = make_dir, .fini = remove_dir)
 Test(profile, rejects_empty, .init = make_dir, .fini = remove_dir)
 {
     expect_rejected(empty, "empty file");
+}
+
+Test(profile, blank_line_after_long_line_is_only_blank, .init = make_dir, .fini = remove_dir)
+{
+    expect_rejected(blank_line_after_long_comment, "checksum mismatch");
 }
 
 Test(profile, missing_file_names_it)

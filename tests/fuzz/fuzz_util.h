@@ -1,0 +1,28 @@
+/* Shared by the fuzz targets: the input as a file, for the loaders that read
+ * files (a memfd, so nothing touches the disk). */
+#ifndef FIKIT_FUZZ_UTIL_H
+#define FIKIT_FUZZ_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Writes data to a fresh memfd; path receives /proc/self/fd/N. Returns the fd. */
+static int fuzz_as_file(const uint8_t *data, size_t size, char *path, size_t len)
+{
+    int fd = memfd_create("fuzz", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t off = 0;
+    while (off < size) {
+        ssize_t n = write(fd, data + off, size - off);
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    snprintf(path, len, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+#endif
