@@ -35,8 +35,9 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, 
 
 static CUfunction add, scale;
 static CUcontext ctx;
-static long launched;
-static int failures;
+/* Counted from the worker threads too. */
+static _Atomic long launched;
+static _Atomic int failures;
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, CUstream, void **, void **);

@@ -54,8 +54,8 @@ void fakehip_scale(void);
     } while (0)
 
 static const void *scale_fn = (const void *)fakehip_scale;
-static long launched;
-static int failures;
+static _Atomic long launched; /* counted from the worker threads too */
+static _Atomic int failures;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef hipError_t (*launch_fn)(const void *, dim3, dim3, void **, size_t, hipStream_t);
