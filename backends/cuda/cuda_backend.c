@@ -28,28 +28,30 @@ static struct {
     CUresult (*ThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *);
 } drv;
 
-static fikit_cu_get_proc_fn get_proc;
+/* Set by the first launching thread, possibly several at once: atomic. */
+static _Atomic(fikit_cu_get_proc_fn) get_proc;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 static bool drv_ok;
 
 void fikit_cuda_set_get_proc(fikit_cu_get_proc_fn fn)
 {
-    if (!get_proc)
-        get_proc = fn;
+    fikit_cu_get_proc_fn none = NULL;
+    atomic_compare_exchange_strong(&get_proc, &none, fn);
 }
 
 static void *lookup(const char *name, int version)
 {
     void *p = NULL;
     CUdriverProcAddressQueryResult st;
-    if (get_proc(name, &p, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st) != CUDA_SUCCESS)
+    fikit_cu_get_proc_fn gpa = atomic_load_explicit(&get_proc, memory_order_acquire);
+    if (gpa(name, &p, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st) != CUDA_SUCCESS)
         return NULL;
     return p;
 }
 
 static void resolve(void)
 {
-    if (!get_proc)
+    if (!atomic_load_explicit(&get_proc, memory_order_acquire))
         return;
     /* Ask for the ABI this file was written against. */
     drv.CtxGetCurrent = lookup("cuCtxGetCurrent", 4000);
