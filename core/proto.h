@@ -88,6 +88,9 @@ struct fikit_msg_status_device {
     uint64_t safety_margin_ns;
     uint64_t held_now;
     uint64_t grants_free, grants_fit, grants_other;
+    /* The arbiter's latency since fikitd started (see fikitd_device). */
+    uint64_t pickups, pickup_p50_ns, pickup_p99_ns, pickup_max_ns;
+    uint64_t passes, pass_p50_ns, pass_p99_ns, pass_max_ns;
     uint32_t trace_on;
     uint32_t pad;
     char key[128];

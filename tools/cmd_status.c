@@ -16,7 +16,10 @@ static void usage(FILE *f)
     fprintf(f, "Usage: fikit status [-c FILE] [-s SOCKET]\n"
                "\n"
                "Shows fikitd's devices and, per device, the policy, substrate cost, the active\n"
-               "priority level, the launches held now and the grants so far; then every task:\n"
+               "priority level, the launches held now and the grants so far, and the arbiter's\n"
+               "own latency since fikitd started (pickup: from a launch being held to the\n"
+               "arbiter queueing it; pass: one look at every slot and the scheduler); then\n"
+               "every task:\n"
                "its slot, pid, priority (and what it asked for, if [limits] lowered it),\n"
                "whether it is active, its launches, holds and grants.\n"
                "\n"
@@ -112,6 +115,11 @@ int fikit_cmd_status(int argc, char **argv)
             printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu other\n",
                    top, (unsigned long long)d->held_now, (unsigned long long)d->grants_free,
                    (unsigned long long)d->grants_fit, (unsigned long long)d->grants_other);
+            printf("  arbiter: pickup p50 %.1f us, p99 %.1f us, max %.1f us (%llu launches); "
+                   "pass p50 %.1f us, p99 %.1f us, max %.1f us (%llu passes)\n",
+                   d->pickup_p50_ns / 1000.0, d->pickup_p99_ns / 1000.0, d->pickup_max_ns / 1000.0,
+                   (unsigned long long)d->pickups, d->pass_p50_ns / 1000.0, d->pass_p99_ns / 1000.0,
+                   d->pass_max_ns / 1000.0, (unsigned long long)d->passes);
             printf("  %4s %8s %-20s %8s %-6s %10s %8s %8s %5s %9s\n", "slot", "pid", "task",
                    "priority", "state", "launches", "holds", "grants", "held", "idle_ms");
         } else if (type == FIKIT_MSG_STATUS_TASK) {

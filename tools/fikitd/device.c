@@ -113,8 +113,10 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
                                       .key = wt->key,
                                       .dur_ns = wt->dur_ns > FIKIT_NS_PER_S * 3600 ? 0 : wt->dur_ns,
                                       .posted_ns = wt->posted_ns > now ? now : wt->posted_ns};
-            if (fikit_sched_post(&dev->sched, &r) == 0)
+            if (fikit_sched_post(&dev->sched, &r) == 0) {
                 atomic_store_explicit(&wt->state, FIKIT_WAITER_QUEUED, memory_order_release);
+                (void)fikit_stat_add(&dev->pickup, now - r.posted_ns);
+            }
         }
         if (tracing)
             drain_trace_ring(dev, s);
@@ -170,6 +172,7 @@ static void *arbiter_main(void *arg)
             for (size_t i = 0; i < n; i++)
                 apply_grant(dev, &grants[i]);
         } while (n == 64);
+        (void)fikit_stat_add(&dev->pass, fikit_now_ns() - now);
         bool watch = dev->sched.watch_launches;
         bool tracing = atomic_load(&dev->shm->hdr.trace_on);
         /* Held launches spin shortly before this instant (spin_us). */
@@ -232,6 +235,8 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     atomic_store(&dev->shm->hdr.idle_after_ns, params->idle_after_ns);
     atomic_store(&dev->shm->hdr.spin_ns, spin_ns);
     fikit_sched_init(&dev->sched, params);
+    fikit_stat_init(&dev->pickup);
+    fikit_stat_init(&dev->pass);
     pthread_mutex_init(&dev->lock, NULL);
     rc = pthread_create(&dev->arbiter, NULL, arbiter_main, dev);
     if (rc) {
@@ -266,6 +271,8 @@ void fikitd_device_close(struct fikitd_device *dev)
     fikit_shm_unmap(dev->shm);
     close(dev->shm_fd);
     pthread_mutex_destroy(&dev->lock);
+    fikit_stat_destroy(&dev->pickup);
+    fikit_stat_destroy(&dev->pass);
     free(dev->trace);
     free(dev);
 }

@@ -5,6 +5,7 @@
 #define FIKITD_DEVICE_H
 
 #include "core/sched.h"
+#include "core/stat.h"
 #include "core/shm.h"
 #include "core/trace.h"
 
@@ -42,6 +43,10 @@ struct fikitd_device {
     struct fikitd_slot_info slots[FIKIT_SHM_SLOTS];
     int next_slot;        /* rotating, so a slot is reused as late as possible */
     uint64_t grants_free, grants_fit, grants_other;
+    /* The arbiter's own latency: how long a posted launch waits before the
+     * arbiter queues it (pickup), and how long one pass over the slots and
+     * the scheduler holds the lock (pass). */
+    struct fikit_stat pickup, pass;
 
     /* trace: a ring of the device's events, and who each slot was */
     struct fikit_trace_event *trace;

@@ -314,6 +314,14 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
         md.grants_free = dev->grants_free;
         md.grants_fit = dev->grants_fit;
         md.grants_other = dev->grants_other;
+        md.pickups = dev->pickup.count;
+        md.pickup_p50_ns = fikit_stat_quantile(&dev->pickup, 0.5);
+        md.pickup_p99_ns = fikit_stat_quantile(&dev->pickup, 0.99);
+        md.pickup_max_ns = dev->pickup.count ? dev->pickup.max : 0;
+        md.passes = dev->pass.count;
+        md.pass_p50_ns = fikit_stat_quantile(&dev->pass, 0.5);
+        md.pass_p99_ns = fikit_stat_quantile(&dev->pass, 0.99);
+        md.pass_max_ns = dev->pass.count ? dev->pass.max : 0;
         md.trace_on = atomic_load(&dev->shm->hdr.trace_on);
         snprintf(md.key, sizeof md.key, "%s", dev->key);
         snprintf(md.model, sizeof md.model, "%s", dev->model);
