@@ -1,4 +1,5 @@
 #include "backends/cuda/cuda_backend.h"
+#include "backends/marker_pool.h"
 
 #include "core/log.h"
 
@@ -168,45 +169,19 @@ static bool stream_capturing(const struct fikit_launch_desc *l)
 }
 
 /* Events are reused: creating one costs microseconds. */
-#define POOL_MAX 512
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    CUcontext ctx;
-    CUevent ev;
-} pool[POOL_MAX];
-static int pool_n;
+static struct fikit_marker_pool pool = FIKIT_MARKER_POOL_INIT;
 
 static CUevent event_get(CUcontext ctx)
 {
-    pthread_mutex_lock(&pool_lock);
-    for (int i = pool_n - 1; i >= 0; i--) {
-        if (pool[i].ctx == ctx) {
-            CUevent ev = pool[i].ev;
-            pool[i] = pool[--pool_n];
-            pthread_mutex_unlock(&pool_lock);
-            return ev;
-        }
-    }
-    pthread_mutex_unlock(&pool_lock);
-    CUevent ev = NULL;
-    if (drv.EventCreate(&ev, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+    CUevent ev = fikit_marker_pool_take(&pool, ctx);
+    if (!ev && drv.EventCreate(&ev, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
         return NULL;
     return ev;
 }
 
 static void event_put(CUcontext ctx, CUevent ev)
 {
-    if (!ev)
-        return;
-    pthread_mutex_lock(&pool_lock);
-    if (pool_n < POOL_MAX) {
-        pool[pool_n].ctx = ctx;
-        pool[pool_n].ev = ev;
-        pool_n++;
-        ev = NULL;
-    }
-    pthread_mutex_unlock(&pool_lock);
-    if (ev && drv.EventDestroy)
+    if (ev && !fikit_marker_pool_give(&pool, ctx, ev) && drv.EventDestroy)
         drv.EventDestroy(ev);
 }
 

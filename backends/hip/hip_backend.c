@@ -1,4 +1,5 @@
 #include "backends/hip/hip_backend.h"
+#include "backends/marker_pool.h"
 
 #include "core/log.h"
 
@@ -260,32 +261,18 @@ static bool stream_capturing(const struct fikit_launch_desc *l)
 
 /* Events are reused: creating one costs microseconds. An event belongs to
  * the device that was current when it was made. */
-#define POOL_MAX 512
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    void *dev;
-    hipEvent_t ev;
-} pool[POOL_MAX];
-static int pool_n;
+static struct fikit_marker_pool pool = FIKIT_MARKER_POOL_INIT;
 
 static hipEvent_t event_get(void *dev)
 {
-    pthread_mutex_lock(&pool_lock);
-    for (int i = pool_n - 1; i >= 0; i--) {
-        if (pool[i].dev == dev) {
-            hipEvent_t ev = pool[i].ev;
-            pool[i] = pool[--pool_n];
-            pthread_mutex_unlock(&pool_lock);
-            return ev;
-        }
-    }
-    pthread_mutex_unlock(&pool_lock);
+    hipEvent_t ev = fikit_marker_pool_take(&pool, dev);
+    if (ev)
+        return ev;
     int want = DEV_ORDINAL(dev), cur = -1;
     if (rt.GetDevice(&cur) != hipSuccess)
         return NULL;
     if (cur != want && rt.SetDevice(want) != hipSuccess)
         return NULL;
-    hipEvent_t ev = NULL;
     if (rt.EventCreateWithFlags(&ev, hipEventDefault) != hipSuccess)
         ev = NULL;
     if (cur != want)
@@ -295,17 +282,7 @@ static hipEvent_t event_get(void *dev)
 
 static void event_put(void *dev, hipEvent_t ev)
 {
-    if (!ev)
-        return;
-    pthread_mutex_lock(&pool_lock);
-    if (pool_n < POOL_MAX) {
-        pool[pool_n].dev = dev;
-        pool[pool_n].ev = ev;
-        pool_n++;
-        ev = NULL;
-    }
-    pthread_mutex_unlock(&pool_lock);
-    if (ev && rt.EventDestroy)
+    if (ev && !fikit_marker_pool_give(&pool, dev, ev) && rt.EventDestroy)
         rt.EventDestroy(ev);
 }
 
