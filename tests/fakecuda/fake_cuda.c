@@ -10,6 +10,8 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
 
+#include "tests/host_kernels.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -22,27 +24,7 @@
 
 /* ------------------------------------------------------------- kernels */
 
-typedef void (*host_kernel)(void **params, const unsigned grid[3], const unsigned block[3]);
-
-static void k_vec_add(void **p, const unsigned g[3], const unsigned b[3])
-{
-    const float *a = *(const float **)p[0], *bb = *(const float **)p[1];
-    float *c = *(float **)p[2];
-    int n = *(int *)p[3];
-    for (unsigned i = 0; i < g[0] * b[0]; i++)
-        if ((int)i < n)
-            c[i] = a[i] + bb[i];
-}
-
-static void k_scale(void **p, const unsigned g[3], const unsigned b[3])
-{
-    float *x = *(float **)p[0];
-    float s = *(float *)p[1];
-    int n = *(int *)p[2];
-    for (unsigned i = 0; i < g[0] * b[0]; i++)
-        if ((int)i < n)
-            x[i] *= s;
-}
+/* k_vec_add, k_scale: tests/host_kernels.h */
 
 struct fn {
     const char *name;

@@ -18,6 +18,8 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
+#include "tests/host_kernels.h"
+
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -31,27 +33,7 @@
 
 /* ------------------------------------------------------------- kernels */
 
-typedef void (*host_kernel)(void **params, const unsigned grid[3], const unsigned block[3]);
-
-static void k_vec_add(void **p, const unsigned g[3], const unsigned b[3])
-{
-    const float *a = *(const float **)p[0], *bb = *(const float **)p[1];
-    float *c = *(float **)p[2];
-    int n = *(int *)p[3];
-    for (unsigned i = 0; i < g[0] * b[0]; i++)
-        if ((int)i < n)
-            c[i] = a[i] + bb[i];
-}
-
-static void k_scale(void **p, const unsigned g[3], const unsigned b[3])
-{
-    float *x = *(float **)p[0];
-    float s = *(float *)p[1];
-    int n = *(int *)p[2];
-    for (unsigned i = 0; i < g[0] * b[0]; i++)
-        if ((int)i < n)
-            x[i] *= s;
-}
+/* k_vec_add, k_scale: tests/host_kernels.h */
 
 /* The program's kernels, as the host stubs hipcc would register. */
 __attribute__((visibility("default"))) void fakehip_vec_add(void) {}
