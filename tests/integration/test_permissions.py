@@ -2,6 +2,7 @@
 user may claim (checked against the socket's peer credentials); fikit-launch
 refuses set-user-ID programs. And profile writes that fail (a directory the user
 may not write, a full disk) keep the previous profile and say why."""
+import grp as groups
 import os
 import pwd
 import shutil
@@ -18,7 +19,8 @@ nobody = pwd.getpwnam("nobody")
 
 
 def as_nobody():
-    os.setgroups([])
+    # nobody reaches the socket through the socket group, whatever its own group is.
+    os.setgroups([groups.getgrnam("nogroup").gr_gid])
     os.setgid(nobody.pw_gid)
     os.setuid(nobody.pw_uid)
 
@@ -38,8 +40,10 @@ with Fikit(tasks=(("serve", 0), ("batch", 9))) as fk:
     os.chmod(fk.dir, 0o755)
     fk.start()
     st = os.stat(fk.socket)
-    check(stat.S_IMODE(st.st_mode) == 0o660 and st.st_gid == nobody.pw_gid,
-          f"socket_group = {grp}: mode 0660, group {grp}, still not world-writable")
+    want_gid = groups.getgrnam(grp).gr_gid
+    check(stat.S_IMODE(st.st_mode) == 0o660 and st.st_gid == want_gid,
+          f"socket_group = {grp}: mode 0660, group {grp} ({want_gid}), still not world-writable "
+          f"(seen: mode {oct(stat.S_IMODE(st.st_mode))}, gid {st.st_gid})")
 
     # Root measures the batch job: its profile is written.
     r = fk.run("batch", [BATCH, "--json", "-c", "20", "-w", "100"], measure=True)

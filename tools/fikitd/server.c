@@ -97,12 +97,19 @@ int fikitd_listen(struct fikitd *d)
             return rc;
         }
     }
+    /* The socket is bound under a temporary name, given its group and mode,
+     * made to listen, and only then renamed into place: a client (or a test)
+     * that sees the path sees a socket that is ready and already has the
+     * permissions it will keep. */
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if (strlen(d->socket_path) >= sizeof sa.sun_path) {
-        fikit_error("socket path %s is longer than %zu bytes", d->socket_path, sizeof sa.sun_path - 1);
+    char tmp[sizeof sa.sun_path];
+    if (strlen(d->socket_path) + strlen(".new") >= sizeof tmp) {
+        fikit_error("socket path %s is longer than %zu bytes", d->socket_path, sizeof sa.sun_path - 5);
         return -ENAMETOOLONG;
     }
-    strcpy(sa.sun_path, d->socket_path);
+    strcpy(tmp, d->socket_path);
+    strcat(tmp, ".new");
+    strcpy(sa.sun_path, tmp);
     /* A live daemon keeps its socket; a stale file from a dead one goes. */
     int probe = fikit_proto_connect(d->socket_path);
     if (probe >= 0) {
@@ -110,7 +117,7 @@ int fikitd_listen(struct fikitd *d)
         fikit_error("another fikitd is already listening on %s", d->socket_path);
         return -EADDRINUSE;
     }
-    unlink(d->socket_path);
+    unlink(tmp);
     d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (d->listen_fd < 0)
         return -errno;
@@ -119,7 +126,7 @@ int fikitd_listen(struct fikitd *d)
     umask(old);
     if (rc != 0) {
         rc = -errno;
-        fikit_error("cannot bind %s: %s", d->socket_path, strerror(-rc));
+        fikit_error("cannot bind %s: %s", tmp, strerror(-rc));
         close(d->listen_fd);
         return rc;
     }
@@ -130,10 +137,13 @@ int fikitd_listen(struct fikitd *d)
     if (group && !g && d->cfg.socket_group[0])
         fikit_warn("[daemon] socket_group = %s: no such group; only %s may connect", group,
                    geteuid() == 0 ? "root" : "this user");
-    if (g && chown(d->socket_path, geteuid(), g->gr_gid) == 0)
-        chmod(d->socket_path, 0660);
-    if (listen(d->listen_fd, 128) != 0) {
+    if (g && (chown(tmp, geteuid(), g->gr_gid) != 0 || chmod(tmp, 0660) != 0))
+        fikit_warn("cannot give %s to group %s: %s; only %s may connect", d->socket_path, group,
+                   strerror(errno), geteuid() == 0 ? "root" : "this user");
+    if (listen(d->listen_fd, 128) != 0 || rename(tmp, d->socket_path) != 0) {
         rc = -errno;
+        fikit_error("cannot listen on %s: %s", d->socket_path, strerror(-rc));
+        unlink(tmp);
         close(d->listen_fd);
         return rc;
     }
