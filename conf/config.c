@@ -639,6 +639,7 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
     p->gap_confidence = c->gap_confidence;
     if (c->idle_after_ns)
         p->idle_after_ns = c->idle_after_ns;
+    p->idle_learned = c->idle_after_ns == 0;
     p->recheck_ns = c->recheck_ns;
 }
 

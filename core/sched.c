@@ -35,6 +35,7 @@ void fikit_sched_params_default(struct fikit_sched_params *p)
     p->safety_margin_ns = 20 * 1000;
     p->gap_confidence = 0.1;
     p->idle_after_ns = 20 * 1000 * 1000;
+    p->idle_learned = true;
     p->recheck_ns = 1000 * 1000;
 }
 
@@ -153,9 +154,17 @@ void fikit_sched_note_launch(struct fikit_sched *s, uint32_t id, uint64_t now,
     t->launches++;
 }
 
+uint64_t fikit_idle_threshold(bool learned, uint64_t idle_after_ns, uint64_t learned_ns)
+{
+    if (!learned)
+        return idle_after_ns;
+    uint64_t twice = learned_ns > UINT64_MAX / 2 ? UINT64_MAX : 2 * learned_ns;
+    return twice > idle_after_ns ? twice : idle_after_ns;
+}
+
 static uint64_t idle_threshold(const struct fikit_sched *s, const struct fikit_task_state *t)
 {
-    return t->idle_after_ns ? t->idle_after_ns : s->p.idle_after_ns;
+    return fikit_idle_threshold(s->p.idle_learned, s->p.idle_after_ns, t->idle_after_ns);
 }
 
 /* The instant a task turns idle, if nothing more is launched. */

@@ -46,7 +46,8 @@ struct fikit_sched_params {
     uint64_t substrate_cost_ns;  /* paid once per filled gap (context switch back) */
     uint64_t safety_margin_ns;   /* added to every fit test */
     double gap_confidence;       /* quantile of the remaining gap relied on */
-    uint64_t idle_after_ns;      /* idle threshold of a task that learned none */
+    uint64_t idle_after_ns;      /* the idle threshold; with idle_learned, its floor */
+    bool idle_learned;           /* idle_after_us = auto: from each task's longest gap */
     uint64_t recheck_ns;         /* re-evaluation period of a gap that fits nothing */
 };
 
@@ -60,7 +61,7 @@ struct fikit_task_state {
     char name[64];
     uint64_t last_launch_ns;  /* valid once launches > 0 */
     uint64_t busy_until_ns;   /* predicted end of its launched work */
-    uint64_t idle_after_ns;   /* learned threshold; 0: use params */
+    uint64_t idle_after_ns;   /* its longest learned gap; 0: none yet */
     struct fikit_gap_pred gap; /* the gap expected after its last launch */
     uint64_t launches, holds, grants;
 };
@@ -150,6 +151,14 @@ static inline uint64_t fikit_busy_until(uint64_t busy_until_ns, uint64_t now, ui
  * work predicted to end at busy_until_ns, is active at now under an idle
  * threshold of idle_after_ns. Shared by the scheduler and the client's
  * own hold check, so both read activity the same way. */
+/* The idle threshold of a task whose longest learned gap is learned_ns (0:
+ * none yet). With idle_after_us = auto (learned), twice that gap and never
+ * less than idle_after_ns: a gap a little longer than any seen (a sleep that
+ * overshot, a loaded host) must not turn the task idle, or lower levels
+ * would run unchecked over its next work. A configured idle_after_us
+ * applies as it is. Shared by the scheduler and the client's hold check. */
+uint64_t fikit_idle_threshold(bool learned, uint64_t idle_after_ns, uint64_t learned_ns);
+
 bool fikit_task_is_active(uint64_t launches, uint64_t last_ns, uint64_t busy_until_ns,
                           uint64_t idle_after_ns, uint64_t now);
 bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_task_state *t,

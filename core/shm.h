@@ -62,7 +62,7 @@ struct fikit_shm_launch {
     uint64_t last_launch_ns;
     uint64_t busy_until_ns;
     uint64_t last_key;
-    uint64_t idle_after_ns; /* learned; 0 = unknown */
+    uint64_t idle_after_ns; /* the longest gap learned; 0 = unknown */
     struct fikit_gap_pred gap;
 };
 
@@ -98,8 +98,8 @@ struct fikit_shm_header {
     _Atomic uint64_t slot_mask;   /* bit S: slot S holds a registered task */
     _Atomic uint32_t trace_on;    /* clients write their trace ring while set */
     _Atomic uint32_t policy;      /* enum fikit_policy */
-    uint32_t pad;
-    _Atomic uint64_t idle_after_ns; /* threshold for tasks that learned none */
+    _Atomic uint32_t idle_learned; /* idle_after_us = auto (fikit_idle_threshold) */
+    _Atomic uint64_t idle_after_ns; /* the idle threshold; when learned, its floor */
     _Atomic uint64_t next_decision_ns; /* when fikitd next decides for held launches; 0: none due */
     _Atomic uint64_t spin_ns;     /* how long before it waiters spin instead of sleeping */
     char device_key[128];

@@ -65,7 +65,8 @@ static bool higher_level_active(const struct fikit_registration *r, uint64_t now
                       ((1u << r->level) - 1u);
     if (!higher)
         return false; /* the high-priority fast path: one load */
-    uint64_t idle_default = atomic_load_explicit(&shm->hdr.idle_after_ns, memory_order_relaxed);
+    uint64_t idle_after = atomic_load_explicit(&shm->hdr.idle_after_ns, memory_order_relaxed);
+    bool idle_learned = atomic_load_explicit(&shm->hdr.idle_learned, memory_order_relaxed);
     uint64_t slots = atomic_load_explicit(&shm->hdr.slot_mask, memory_order_acquire) &
                      ~(1ull << r->slot_index);
     for (; slots; slots &= slots - 1) {
@@ -76,7 +77,7 @@ static bool higher_level_active(const struct fikit_registration *r, uint64_t now
         struct fikit_shm_launch pub;
         if (!fikit_shm_read_launch(sl, &pub))
             return true; /* being written right now: it is active */
-        uint64_t idle = pub.idle_after_ns ? pub.idle_after_ns : idle_default;
+        uint64_t idle = fikit_idle_threshold(idle_learned, idle_after, pub.idle_after_ns);
         if (fikit_task_is_active(pub.launches, pub.last_launch_ns, pub.busy_until_ns, idle, now))
             return true;
     }

@@ -100,6 +100,8 @@ int fikit_cmd_replay(int argc, char **argv)
         (margin && parse_us("--margin", margin, &p.safety_margin_ns)) ||
         (idle && parse_us("--idle-after", idle, &p.idle_after_ns)))
         return 2;
+    if (idle)
+        p.idle_learned = false; /* as idle_after_us = N in fikit.ini */
     if (conf) {
         char *end;
         p.gap_confidence = strtod(conf, &end);

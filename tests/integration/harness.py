@@ -87,6 +87,9 @@ class Fikit:
 
     def cleanup(self):
         self.stop()
+        if os.environ.get("FIKIT_TEST_KEEP"):
+            print(f"kept (FIKIT_TEST_KEEP): {self.dir}", flush=True)
+            return
         if not (SANITIZER_RUNTIME and os.path.exists(self.log) and
                 any(m in open(self.log, errors="replace").read() for m in SANITIZER_REPORT)):
             shutil.rmtree(self.dir, ignore_errors=True)

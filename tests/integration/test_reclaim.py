@@ -1,27 +1,33 @@
 """SIGKILL of a client holding a grant frees the grant at once.
 
-A priority-0 service runs one long kernel, then leaves a 400 ms gap, again
-and again. Two batch jobs of ~180 ms kernels wait behind it: the gap has room
-for one. The first is granted; we kill it right after its grant. The second
-must be granted before the first one's kernel would have ended, because
-fikitd drops the dead task's reservation as soon as it sees the death
-(socket hang-up or pidfd), not at a time-out."""
+A priority-0 service runs a kernel, then leaves a gap of 1.5 batch kernels,
+again and again. Two batch jobs wait behind it: each gap has room for one of
+their kernels, not two. We kill the first right after its second grant (its
+first may come mid-gap, where it arrived; the second comes where a gap opens,
+with the whole gap as room). The second job must be granted before the first
+one's kernel would have ended, because fikitd drops the dead task's
+reservation as soon as it sees the death (socket hang-up or pidfd), not at a
+time-out. The gap is sized from the batch kernel's measured length, so the
+geometry holds on a fast machine and on a loaded one."""
 import signal
 import time
-from harness import BATCH, SERVICE, Fikit, check, fail, threads
+from harness import BATCH, SERVICE, Fikit, check, fail, result, threads
 
-SVC = [SERVICE, "--json", "-n", "1000", "-r", "0", "-k", "2", "-g", "400000", "-w", "2000"]
 LP = [BATCH, "--json", "-c", "1000", "-w", "20000"]
 
 with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
            tasks=(("serve", 0), ("batch-a", 9), ("batch-b", 9))) as fk:
     fk.start("--trace")
     # Measure each alone first, so every kernel has a prediction.
-    r = fk.run("serve", SVC[:3] + ["4"] + SVC[4:], measure=True)
-    check(r.returncode == 0, "service measured")
+    kernel_us = 0
     for t in ("batch-a", "batch-b"):
         r = fk.run(t, LP[:3] + ["3"] + LP[4:], measure=True)
         check(r.returncode == 0, f"{t} measured")
+        kernel_us = max(kernel_us, result(r)["seconds"] / 3 * 1e6)
+    gap_us = int(kernel_us * 1.5)
+    SVC = [SERVICE, "--json", "-n", "1000", "-r", "0", "-k", "2", "-g", str(gap_us), "-w", "2000"]
+    r = fk.run("serve", SVC[:3] + ["4"] + SVC[4:], measure=True)
+    check(r.returncode == 0, f"service measured (gaps of {gap_us} us, batch kernels of {kernel_us:.0f} us)")
     svc = fk.popen("serve", SVC)
     # The batch jobs start once the service is launching (its gaps are then
     # what they may fill).
@@ -34,13 +40,13 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
     a = fk.popen("batch-a", LP)
     time.sleep(0.05)
     b = fk.popen("batch-b", LP)
-    # Wait for batch-a's first grant.
-    deadline = time.time() + 30
+    # Wait for batch-a's second grant.
+    deadline = time.time() + 60
     killed_at = None
     while time.time() < deadline:
         line = next((l for l in fk.status().splitlines() if " batch-a " in l), "")
         cols = line.split()
-        if len(cols) >= 8 and int(cols[7]) >= 1:
+        if len(cols) >= 8 and int(cols[7]) >= 2:
             a.send_signal(signal.SIGKILL)
             killed_at = time.monotonic_ns() / 1000.0
             break
@@ -58,15 +64,18 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
     grants = [e for e in trace["traceEvents"] if e.get("cat") == "grant"]
     ga = sorted((e for e in grants if e["tid"] == tid["batch-a"]), key=lambda e: e["ts"] + e["dur"])
     gb = sorted((e for e in grants if e["tid"] == tid["batch-b"]), key=lambda e: e["ts"] + e["dur"])
-    check(len(ga) >= 1, "batch-a was granted")
-    a_grant = ga[0]["ts"] + ga[0]["dur"]
-    a_end = a_grant + ga[0]["args"]["predicted_us"]
-    check(ga[0]["args"]["reason"] == "fit", "batch-a's grant was a gap fill")
+    ga = [g for g in ga if g["ts"] + g["dur"] < killed_at]
+    check(len(ga) >= 2, "batch-a was granted twice before the kill")
+    last = ga[-1]
+    a_grant = last["ts"] + last["dur"]
+    a_end = a_grant + last["args"]["predicted_us"]
+    check(last["args"]["reason"] == "fit", "batch-a's grant was a gap fill")
     b_after = [g for g in gb if g["ts"] + g["dur"] >= killed_at]
     check(len(b_after) >= 1, "batch-b was granted after the kill")
     b_grant = b_after[0]["ts"] + b_after[0]["dur"]
-    print(f"batch-a granted at {a_grant:.0f} us, killed {killed_at - a_grant:.0f} us later; "
-          f"its kernel was predicted to end {a_end - a_grant:.0f} us after its grant; "
+    print(f"batch-a granted at {a_grant:.0f} us with {last['args']['room_us']:.0f} us of room, killed "
+          f"{killed_at - a_grant:.0f} us later; its kernel was predicted to end {a_end - a_grant:.0f} us "
+          f"after its grant; "
           f"batch-b granted {b_grant - killed_at:.0f} us after the kill")
     check(not [g for g in gb if a_grant <= g["ts"] + g["dur"] < killed_at],
           "batch-b was not granted while batch-a held the gap")

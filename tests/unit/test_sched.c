@@ -152,14 +152,40 @@ Test(sched, idle_detection_releases_held_kernels)
     cr_assert_not(fikit_sched_must_hold(&S, 9, 11 * MS));
 }
 
-Test(sched, learned_idle_threshold_overrides_default)
+Test(sched, learned_idle_threshold_is_twice_the_longest_gap)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_task(&S, 1)->idle_after_ns = 20 * MS;
+    launch(1, 0, 1 * MS, 0);
+    cr_assert(fikit_sched_must_hold(&S, 9, 21 * MS), "a gap a little longer than any seen is no idleness");
+    cr_assert(fikit_sched_must_hold(&S, 9, 41 * MS - 1));
+    cr_assert_not(fikit_sched_must_hold(&S, 9, 41 * MS), "idle twice its longest gap after its work");
+}
+
+Test(sched, learned_idle_threshold_never_below_the_default)
 {
     setup_with(FIKIT_POLICY_STRICT, 0, 0);
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_task(&S, 1)->idle_after_ns = 2 * MS;
     launch(1, 0, 1 * MS, 0);
-    cr_assert(fikit_sched_must_hold(&S, 9, 3 * MS - 1));
-    cr_assert_not(fikit_sched_must_hold(&S, 9, 3 * MS));
+    cr_assert(fikit_sched_must_hold(&S, 9, 11 * MS - 1), "the 10 ms floor, not 2 x 2 ms");
+    cr_assert_not(fikit_sched_must_hold(&S, 9, 11 * MS));
+}
+
+Test(sched, configured_idle_threshold_applies_as_it_is)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    S.p.idle_learned = false; /* idle_after_us = 10000 */
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_task(&S, 1)->idle_after_ns = 20 * MS;
+    launch(1, 0, 1 * MS, 0);
+    cr_assert(fikit_sched_must_hold(&S, 9, 11 * MS - 1));
+    cr_assert_not(fikit_sched_must_hold(&S, 9, 11 * MS), "the learned 20 ms gap is not used");
+    cr_assert_eq(fikit_idle_threshold(false, 10 * MS, 20 * MS), 10 * MS);
+    cr_assert_eq(fikit_idle_threshold(true, 10 * MS, 20 * MS), 40 * MS);
+    cr_assert_eq(fikit_idle_threshold(true, 10 * MS, 0), 10 * MS, "nothing learned: the floor");
+    cr_assert_eq(fikit_idle_threshold(true, 0, UINT64_MAX), UINT64_MAX, "saturates");
 }
 
 Test(sched, substrate_cost_turns_fit_into_miss)
@@ -251,14 +277,17 @@ Test(sched, middle_level_fills_before_it_runs_freely)
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_add_task(&S, 2, 200, "etl", 4);
     fikit_sched_add_task(&S, 3, 300, "train", 9);
-    fikit_sched_task(&S, 1)->idle_after_ns = 1 * MS;
+    S.p.idle_after_ns = 1 * MS;                       /* the floor */
+    fikit_sched_task(&S, 1)->idle_after_ns = 1 * MS;  /* serve: idle 2 ms after its work */
+    fikit_sched_task(&S, 2)->idle_after_ns = 5 * MS;  /* etl: 10 ms */
     launch(1, 0, 10 * US, 100 * US);
     hold(3, 1, 1, 80 * US, 0);
     hold(2, 2, 1, 50 * US, 0);
     cr_assert_eq(decide(10 * US), 1);
     cr_assert_eq(G[0].task_id, 2);
     launch(2, 10 * US, 50 * US, 5 * MS);
-    cr_assert_eq(decide(2 * MS), 1, "serve idle: etl is now the top level and in a gap");
+    cr_assert_eq(decide(2 * MS), 0, "serve is still active: 2 x its 1 ms gap has not passed");
+    cr_assert_eq(decide(2 * MS + 10 * US), 1, "serve idle: etl is now the top level and in a gap");
     cr_assert_eq(G[0].task_id, 3);
     cr_assert_eq(G[0].reason, FIKIT_GRANT_FIT);
 }

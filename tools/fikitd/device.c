@@ -233,6 +233,7 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     }
     atomic_store(&dev->shm->hdr.policy, params->policy);
     atomic_store(&dev->shm->hdr.idle_after_ns, params->idle_after_ns);
+    atomic_store(&dev->shm->hdr.idle_learned, params->idle_learned ? 1u : 0u);
     atomic_store(&dev->shm->hdr.spin_ns, spin_ns);
     fikit_sched_init(&dev->sched, params);
     fikit_stat_init(&dev->pickup);

@@ -356,7 +356,8 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
             for (size_t r = 0; r < dev->sched.nreq; r++)
                 if (dev->sched.req[r].task_id == (uint32_t)s)
                     mt->held_now++;
-            mt->idle_after_ns = t && t->idle_after_ns ? t->idle_after_ns : dev->sched.p.idle_after_ns;
+            mt->idle_after_ns = fikit_idle_threshold(dev->sched.p.idle_learned, dev->sched.p.idle_after_ns,
+                                                     t ? t->idle_after_ns : 0);
             snprintf(mt->name, sizeof mt->name, "%s", info->name);
         }
         md.ntasks = (uint32_t)nt;
