@@ -215,6 +215,7 @@ int fikit_sched_post(struct fikit_sched *s, const struct fikit_request *r)
     *q = *r;
     q->seq = ++s->next_seq;
     q->level = t->level;
+    q->passed_over = 0;
     t->holds++;
     return 0;
 }
@@ -247,6 +248,13 @@ static void emit(struct fikit_sched *s, size_t i, enum fikit_grant_reason why, u
 }
 
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Whether held request i, of the given level, may fill budget ns of room. */
+static bool fits(const struct fikit_sched *s, size_t i, int level, uint64_t budget)
+{
+    const struct fikit_request *r = &s->req[i];
+    return r->level == level && r->dur_ns != 0 && r->dur_ns <= budget && is_stream_head(s, i);
+}
 
 /* The predicted room left in the gap that the top level is in: 0 while any
  * of its tasks is busy or its gap is unknown; with several tasks on the top
@@ -315,20 +323,29 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
         uint64_t budget = end > start + overhead ? end - start - overhead : 0;
         for (;;) {
             /* BestPrioFit: the first level (highest priority) that has a
-             * fitting stream head; within it, the longest one. */
-            size_t best = SIZE_MAX;
-            for (int level = top + 1; level < FIKIT_LEVELS && best == SIZE_MAX; level++) {
+             * fitting stream head; within it, the longest one, unless one
+             * that fitted was passed over too often: then the oldest such
+             * (req[] is in posting order, so the first found). */
+            size_t best = SIZE_MAX, starved = SIZE_MAX;
+            int level = top + 1;
+            for (; level < FIKIT_LEVELS && best == SIZE_MAX; level++) {
                 for (size_t i = 0; i < s->nreq; i++) {
                     const struct fikit_request *r = &s->req[i];
-                    if (r->level != level || r->dur_ns == 0 || r->dur_ns > budget ||
-                        !is_stream_head(s, i))
+                    if (!fits(s, i, level, budget))
                         continue;
                     if (best == SIZE_MAX || r->dur_ns > s->req[best].dur_ns)
                         best = i;
+                    if (starved == SIZE_MAX && r->passed_over >= FIKIT_SCHED_MAX_PASSED_OVER)
+                        starved = i;
                 }
             }
             if (best == SIZE_MAX || n == max)
                 break;
+            if (starved != SIZE_MAX)
+                best = starved;
+            for (size_t i = 0; i < s->nreq; i++)
+                if (i != best && fits(s, i, level - 1, budget))
+                    s->req[i].passed_over++;
             uint64_t d = s->req[best].dur_ns;
             uint32_t grantee = s->req[best].task_id;
             emit(s, best, FIKIT_GRANT_FIT, now, end > start ? end - start : 0, &out[n++]);

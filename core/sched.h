@@ -12,7 +12,8 @@
  *    predicted gaps of the top level: scan levels from highest to lowest; in
  *    the first level holding a kernel that fits, grant the longest that
  *    fits; repeat while room remains. Fits: duration + substrate cost +
- *    safety margin <= remaining gap;
+ *    safety margin <= remaining gap. A kernel passed over for longer ones
+ *    FIKIT_SCHED_MAX_PASSED_OVER times goes first when it next fits;
  *  - only the oldest held launch of each (task, stream) may be granted, so
  *    launch order within a stream never changes;
  *  - a kernel with no measurement (duration 0) runs only while no higher
@@ -75,6 +76,7 @@ struct fikit_request {
     uint64_t posted_ns;
     uint64_t seq;        /* set by the scheduler: posting order */
     int level;           /* set by the scheduler from the task */
+    uint32_t passed_over; /* set by the scheduler: fits that went to a longer kernel */
 };
 
 enum fikit_grant_reason {
@@ -96,6 +98,12 @@ struct fikit_grant {
     uint64_t posted_ns;
     uint64_t at_ns;
 };
+
+/* A held kernel that fitted but lost to a longer one of its level this many
+ * times is granted first (the oldest such) the next time it fits: best fit
+ * alone would starve a task whose kernels are a little shorter than its
+ * neighbour's for as long as both keep launching. */
+#define FIKIT_SCHED_MAX_PASSED_OVER 3
 
 /* Device time promised to a gap-filling grant: until its predicted end, the
  * gap's room is taken. Dropped at once when the grantee's task goes. */

@@ -48,6 +48,7 @@ class Fikit:
         self.state = os.path.join(self.dir, "state")
         self.log = os.path.join(self.dir, "fikitd.log")
         self.daemon = None
+        self.children = []  # what popen started: killed at cleanup, even after a failure
         self.env = dict(os.environ)
         for k in ("FIKIT_CONFIG", "OPENCL_LAYERS", "LD_PRELOAD", "FIKIT_TASK", "FIKIT_PRIORITY"):
             self.env.pop(k, None)
@@ -86,6 +87,10 @@ class Fikit:
         return self.daemon.returncode if self.daemon else None
 
     def cleanup(self):
+        for p in self.children:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         self.stop()
         if os.environ.get("FIKIT_TEST_KEEP"):
             print(f"kept (FIKIT_TEST_KEEP): {self.dir}", flush=True)
@@ -102,8 +107,10 @@ class Fikit:
                               stderr=subprocess.PIPE, text=True, errors="replace", env=self.env, **kw)
 
     def popen(self, task, argv, measure=False):
-        return subprocess.Popen(self.cmd(task, argv, measure), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, errors="replace", env=self.env)
+        p = subprocess.Popen(self.cmd(task, argv, measure), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, errors="replace", env=self.env)
+        self.children.append(p)
+        return p
 
     def tool(self, *args):
         return subprocess.run([FIKIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

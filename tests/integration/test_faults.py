@@ -40,6 +40,7 @@ with Fikit() as fk:
             stderr=subprocess.PIPE, text=True, env=dict(env, FIKIT_FAULT=f"die:{step}"))
         witness = subprocess.Popen(fk.cmd("batch", [BATCH, "--json", "-t", "3", "-w", "500"]),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        fk.children += [p for p in (svc, victim, witness) if p]
         dead = svc if hp_victim else victim
         dead.wait(timeout=30)
         check(dead.returncode == -signal.SIGKILL, f"{step}: the victim was killed at that step")

@@ -52,7 +52,8 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
             break
         time.sleep(0.002)
     if killed_at is None:
-        fail("batch-a was never granted")
+        fk.trace()  # left in the test's directory (FIKIT_TEST_KEEP=1 keeps it)
+        fail(f"batch-a was not granted twice in 60 s; fikit status:\n{fk.status()}")
     a.wait()
     time.sleep(1.0)
     trace = fk.trace()

@@ -220,6 +220,59 @@ Test(sched, stream_order_holds_when_later_kernel_fits_better)
     cr_assert_eq(G[0].ticket, 3);
 }
 
+Test(sched, a_slightly_shorter_kernel_is_not_starved)
+{
+    /* Two batch jobs of one level, kernels of 110 and 100 us; every gap has
+     * room for one. Best fit picks the 110 us one each time, until the
+     * 100 us one has been passed over FIKIT_SCHED_MAX_PASSED_OVER times. */
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch-long", 9);
+    fikit_sched_add_task(&S, 3, 300, "batch-short", 9);
+    hold(3, 1, 1, 100 * US, 0);
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < FIKIT_SCHED_MAX_PASSED_OVER; i++) {
+        launch(1, t, 10 * US, 150 * US);
+        hold(2, 10 + i, 1, 110 * US, t);
+        cr_assert_eq(decide(t + 10 * US), 1, "one kernel per gap");
+        cr_assert_eq(G[0].task_id, 2, "gap %u: the longest that fits", i);
+        t += 200 * US;
+    }
+    launch(1, t, 10 * US, 150 * US);
+    hold(2, 20, 1, 110 * US, t);
+    cr_assert_eq(decide(t + 10 * US), 1);
+    cr_assert_eq(G[0].task_id, 3, "passed over %d times: it goes first", FIKIT_SCHED_MAX_PASSED_OVER);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FIT);
+    t += 200 * US;
+    launch(1, t, 10 * US, 150 * US);
+    cr_assert_eq(decide(t + 10 * US), 1);
+    cr_assert_eq(G[0].task_id, 2, "then best fit again");
+}
+
+Test(sched, passed_over_counts_only_kernels_that_fitted)
+{
+    /* A kernel too long for every gap is not 'passed over': it does not
+     * jump the queue once a gap is finally long enough for both. */
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "small", 9);
+    fikit_sched_add_task(&S, 3, 300, "big", 9);
+    hold(3, 1, 1, 300 * US, 0);
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < 2 * FIKIT_SCHED_MAX_PASSED_OVER; i++) {
+        launch(1, t, 10 * US, 150 * US);
+        hold(2, 10 + i, 1, 100 * US, t);
+        cr_assert_eq(decide(t + 10 * US), 1);
+        cr_assert_eq(G[0].task_id, 2);
+        t += 200 * US;
+    }
+    launch(1, t, 10 * US, 500 * US);
+    hold(2, 30, 1, 100 * US, t);
+    cr_assert_eq(decide(t + 10 * US), 2, "room for both");
+    cr_assert_eq(G[0].task_id, 3, "the longest first, as best fit says");
+    cr_assert_eq(G[1].task_id, 2);
+}
+
 Test(sched, unmeasured_kernel_waits_until_no_higher_level_is_active)
 {
     setup_with(FIKIT_POLICY_FILL, 0, 0);
