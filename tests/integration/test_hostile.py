@@ -10,7 +10,7 @@ import time
 from harness import BATCH, SERVICE, Fikit, check, fail, result
 
 HDR = struct.Struct("<IHHII")
-MAGIC, VERSION, REGISTER, REGISTER_OK = 0x54494B46, 1, 3, 4
+MAGIC, VERSION, REGISTER, REGISTER_OK, END, TRACE_DUMP, TRACE_EVENTS = 0x54494B46, 1, 3, 4, 9, 11, 13
 REG = struct.Struct("<64siIII128s128s")
 REG_OK = struct.Struct("<IiiIQQQQ")
 
@@ -90,3 +90,26 @@ with Fikit() as fk:
     time.sleep(0.3)
     check(" hostile " not in fk.status(), "the hostile client's slot was freed when it went")
     check("implausible launch record" in open(fk.log).read(), "fikitd logged that it ignored the garbage")
+
+    # A tool that reads slowly: a reply of many messages (a trace dump here)
+    # fills the socket buffer (some 45 chunks) and keeps it full to the end,
+    # and still arrives whole, END last (each send blocks, for a bounded time,
+    # rather than drop what does not fit at once).
+    r = fk.run("batch", [BATCH, "--json", "-c", "6000", "-w", "1"])
+    check(r.returncode == 0, "a batch job of 6000 short kernels ran under the trace")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(fk.socket)
+    s.send(packet(TRACE_DUMP, b""))
+    s.settimeout(10)
+    kinds = []
+    try:
+        while not kinds or kinds[-1] != END:
+            time.sleep(0.005)  # slower than fikitd writes, to the last message
+            kinds.append(struct.unpack_from("<H", s.recv(16384), 6)[0])
+    except socket.timeout:
+        pass
+    s.close()
+    chunks = kinds.count(TRACE_EVENTS)
+    check(chunks > 50 and kinds[-1:] == [END],
+          f"a slow reader got the whole trace dump: {len(kinds)} messages, {chunks} of events, END last")
+    check(fk.status().startswith("fikitd"), "fikitd answers after the slow reader")

@@ -307,10 +307,35 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
                m->task, (int)c->pid, slot, level, (m->flags & FIKIT_REGISTER_MEASURE) ? ", measuring" : "");
 }
 
+/* A reply of many messages (status, a trace dump) may outgrow the socket's
+ * buffer while the tool reads it: a non-blocking send would then drop
+ * messages, the final END among them, and leave the tool waiting. For the
+ * length of such a reply the connection blocks on sends, for at most
+ * REPLY_SEND_TIMEOUT_S each, so a tool that stops reading cannot stall
+ * fikitd's control plane (the arbiters run on regardless). */
+#define REPLY_SEND_TIMEOUT_S 5
+
+static int reply_stream_begin(struct fikitd_conn *c)
+{
+    struct timeval tv = {.tv_sec = REPLY_SEND_TIMEOUT_S};
+    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    int fl = fcntl(c->fd, F_GETFL);
+    fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fl;
+}
+
+static void reply_stream_end(struct fikitd_conn *c, int fl)
+{
+    struct timeval tv = {0};
+    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    fcntl(c->fd, F_SETFL, fl);
+}
+
 static void handle_status(struct fikitd *d, struct fikitd_conn *c)
 {
     uint64_t now = fikit_now_ns();
-    for (int i = 0; i < d->ndevices; i++) {
+    int fl = reply_stream_begin(c), rc = 0;
+    for (int i = 0; rc == 0 && i < d->ndevices; i++) {
         struct fikitd_device *dev = d->devices[i];
         struct fikit_msg_status_device md = {.index = (uint32_t)dev->index};
         struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS];
@@ -362,20 +387,25 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
         }
         md.ntasks = (uint32_t)nt;
         pthread_mutex_unlock(&dev->lock);
-        fikit_proto_send(c->fd, FIKIT_MSG_STATUS_DEVICE, &md, sizeof md, -1);
-        for (int k = 0; k < nt; k++)
-            fikit_proto_send(c->fd, FIKIT_MSG_STATUS_TASK, &tasks[k], sizeof tasks[k], -1);
+        if (rc == 0)
+            rc = fikit_proto_send(c->fd, FIKIT_MSG_STATUS_DEVICE, &md, sizeof md, -1);
+        for (int k = 0; rc == 0 && k < nt; k++)
+            rc = fikit_proto_send(c->fd, FIKIT_MSG_STATUS_TASK, &tasks[k], sizeof tasks[k], -1);
     }
-    fikit_proto_send(c->fd, FIKIT_MSG_END, NULL, 0, -1);
+    if (rc == 0)
+        fikit_proto_send(c->fd, FIKIT_MSG_END, NULL, 0, -1);
+    reply_stream_end(c, fl);
 }
 
 static void handle_trace_dump(struct fikitd *d, struct fikitd_conn *c)
 {
-    for (int i = 0; i < d->ndevices; i++) {
+    int fl = reply_stream_begin(c);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < d->ndevices; i++) {
         struct fikitd_device *dev = d->devices[i];
         struct fikit_trace_event *ev = NULL;
         size_t n = fikitd_device_copy_trace(dev, &ev);
-        for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        for (int s = 0; rc == 0 && s < FIKIT_SHM_SLOTS; s++) {
             const struct fikit_trace_task *t = &dev->trace_tasks[s];
             if (!t->name[0])
                 continue;
@@ -383,26 +413,26 @@ static void handle_trace_dump(struct fikitd *d, struct fikitd_conn *c)
                                              .level = t->level, .pid = t->pid};
             snprintf(m.name, sizeof m.name, "%s", t->name);
             snprintf(m.device_model, sizeof m.device_model, "%s", dev->model);
-            fikit_proto_send(c->fd, FIKIT_MSG_TRACE_TASK, &m, sizeof m, -1);
+            rc = fikit_proto_send(c->fd, FIKIT_MSG_TRACE_TASK, &m, sizeof m, -1);
         }
         struct fikit_msg_trace_events *chunk = calloc(1, sizeof *chunk);
-        for (size_t k = 0; chunk && k < n; k += FIKIT_TRACE_CHUNK) {
+        if (!chunk)
+            rc = -ENOMEM;
+        for (size_t k = 0; rc == 0 && k < n; k += FIKIT_TRACE_CHUNK) {
             size_t m = n - k < FIKIT_TRACE_CHUNK ? n - k : FIKIT_TRACE_CHUNK;
             chunk->device_index = (uint32_t)dev->index;
             chunk->n = (uint32_t)m;
             memcpy(chunk->ev, ev + k, m * sizeof *ev);
-            /* A blocking send: the tool reads as fast as it can. */
-            int fl = fcntl(c->fd, F_GETFL);
-            fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
-            int rc = fikit_proto_send(c->fd, FIKIT_MSG_TRACE_EVENTS, chunk, sizeof *chunk, -1);
-            fcntl(c->fd, F_SETFL, fl);
-            if (rc)
-                break;
+            rc = fikit_proto_send(c->fd, FIKIT_MSG_TRACE_EVENTS, chunk, sizeof *chunk, -1);
         }
         free(chunk);
         free(ev);
     }
-    fikit_proto_send(c->fd, FIKIT_MSG_END, NULL, 0, -1);
+    if (rc == 0)
+        rc = fikit_proto_send(c->fd, FIKIT_MSG_END, NULL, 0, -1);
+    reply_stream_end(c, fl);
+    if (rc)
+        fikit_warn("trace dump to pid %d cut short: %s", (int)c->pid, strerror(-rc));
 }
 
 static void handle_message(struct fikitd *d, struct fikitd_conn *c)
