@@ -1,10 +1,15 @@
 /* Host cost of one kernel enqueue: times ROUNDS batches of N enqueues of a
  * one-work-item kernel (the device work is drained between batches, untimed)
  * and prints the median nanoseconds per enqueue. Run it with and without
- * fikit to get fikit's added cost per launch (bench/launch-cost). */
+ * fikit to get fikit's added cost per launch (bench/launch-cost).
+ *
+ * With COLD_KB > 0, every enqueue is timed by itself and followed, untimed,
+ * by a pass over COLD_KB kilobytes of other memory: what a framework's work
+ * between two launches does to the caches, so the launch path runs cold. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -27,11 +32,15 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 1000, rounds = argc > 2 ? atoi(argv[2]) : 31;
-    if (n < 1 || rounds < 1 || (argc > 1 && argv[1][0] == '-')) {
-        fprintf(stderr, "Usage: fikit-bench-cl-launch-cost [N [ROUNDS]]\n"
-                        "Prints the median host time of one clEnqueueNDRangeKernel, in ns.\n");
+    long cold_kb = argc > 3 ? atol(argv[3]) : 0;
+    if (n < 1 || rounds < 1 || cold_kb < 0 || (argc > 1 && argv[1][0] == '-')) {
+        fprintf(stderr, "Usage: fikit-bench-cl-launch-cost [N [ROUNDS [COLD_KB]]]\n"
+                        "Prints the median host time of one clEnqueueNDRangeKernel, in ns.\n"
+                        "COLD_KB > 0: a pass over that much other memory between enqueues.\n");
         return 2;
     }
+    size_t cold_words = (size_t)cold_kb * 1024 / sizeof(uint64_t);
+    uint64_t *cold = cold_words ? calloc(cold_words, sizeof *cold) : NULL;
     cl_platform_id p;
     cl_device_id d;
     cl_int err;
@@ -48,14 +57,21 @@ int main(int argc, char **argv)
     size_t one = 1;
     double *per = malloc(rounds * sizeof *per);
     for (int r = -3; r < rounds; r++) { /* three warm-up rounds */
-        double t0 = now_ns();
-        for (int i = 0; i < n; i++)
+        double t0 = now_ns(), spent = 0;
+        for (int i = 0; i < n; i++) {
+            double a = cold ? now_ns() : 0;
             if (clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL) != CL_SUCCESS)
                 return 1;
+            if (cold) {
+                spent += now_ns() - a;
+                for (size_t w = 0; w < cold_words; w += 8) /* one word per cache line */
+                    cold[w] += (uint64_t)i;
+            }
+        }
         double t1 = now_ns();
         clFinish(q);
         if (r >= 0)
-            per[r] = (t1 - t0) / n;
+            per[r] = (cold ? spent : t1 - t0) / n;
     }
     qsort(per, rounds, sizeof *per, cmp);
     printf("%.1f\n", per[rounds / 2]);
