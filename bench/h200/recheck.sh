@@ -1,0 +1,37 @@
+#!/bin/bash
+# On the lent H200, after a change to the policy or the launch path: the CUDA
+# conformance suite, fikit's added cost per launch with warm and with cold
+# caches, the CUDA C pair of the evaluation, and the demo on CUDA. One call;
+# what matters is printed last. Expects the build carried in build/ and
+# libinih in .carry/lib (dpkg -x of Debian's libinih1), as issue4.sh does.
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PWD/.carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1
+mkdir -p $XDG_RUNTIME_DIR
+step() { echo; echo "=== $* ($(date +%T))"; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+step conformance
+timeout 240 tests/conformance/cuda/run-suite --build build --markdown "$OUT/cuda-h200.md" \
+  --json "$OUT/conf.json" > "$OUT/conformance.log" 2>&1
+tail -16 "$OUT/conformance.log"
+step launch cost, warm and cold
+timeout 150 bench/launch-cost --build build --backend cuda --repeats 5 > "$OUT/launch-warm.txt" 2>&1
+timeout 150 bench/launch-cost --build build --backend cuda --repeats 5 -n 300 --cold-kb 8192 \
+  > "$OUT/launch-cold.txt" 2>&1
+step evaluation, CUDA C pair
+timeout 300 bench/evaluate --build build --out "$OUT/eval" --workloads cuda --seconds 4 \
+  > "$OUT/evaluate.log" 2>&1
+step demo on CUDA
+timeout 150 demo/run-demo --build build --backend cuda --out "$OUT/demo" > "$OUT/demo.log" 2>&1
+cp "$OUT/eval/results.md" "$OUT/eval-results.md" 2>/dev/null
+cp "$OUT/eval/results.json" "$OUT/eval-results.json" 2>/dev/null
+echo
+echo "=== summary"
+tail -14 "$OUT/conformance.log" | cut -c1-120
+tail -7 "$OUT/launch-warm.txt"
+tail -7 "$OUT/launch-cold.txt"
+grep -E "^\| (mode|hp|lp|time|mps|fikit)|Overhead|grant latency" "$OUT/eval/results.md" | cut -c1-200
+tail -9 "$OUT/demo.log"
