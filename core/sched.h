@@ -155,10 +155,6 @@ static inline uint64_t fikit_busy_until(uint64_t busy_until_ns, uint64_t now, ui
     return (busy_until_ns > now ? busy_until_ns : now) + dur_ns;
 }
 
-/* Whether a task that launched `launches` kernels, the last at last_ns with
- * work predicted to end at busy_until_ns, is active at now under an idle
- * threshold of idle_after_ns. Shared by the scheduler and the client's
- * own hold check, so both read activity the same way. */
 /* The idle threshold of a task whose longest learned gap is learned_ns (0:
  * none yet). With idle_after_us = auto (learned), twice that gap and never
  * less than idle_after_ns: a gap a little longer than any seen (a sleep that
@@ -167,6 +163,10 @@ static inline uint64_t fikit_busy_until(uint64_t busy_until_ns, uint64_t now, ui
  * applies as it is. Shared by the scheduler and the client's hold check. */
 uint64_t fikit_idle_threshold(bool learned, uint64_t idle_after_ns, uint64_t learned_ns);
 
+/* Whether a task that launched `launches` kernels, the last at last_ns with
+ * work predicted to end at busy_until_ns, is active at now under an idle
+ * threshold of idle_after_ns. Shared by the scheduler and the client's
+ * own hold check, so both read activity the same way. */
 bool fikit_task_is_active(uint64_t launches, uint64_t last_ns, uint64_t busy_until_ns,
                           uint64_t idle_after_ns, uint64_t now);
 bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_task_state *t,
