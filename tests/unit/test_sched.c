@@ -220,6 +220,19 @@ Test(sched, stream_order_holds_when_later_kernel_fits_better)
     cr_assert_eq(G[0].ticket, 3);
 }
 
+/* At t, serve (task 1) launches a 10 us kernel followed by a 150 us gap and
+ * task 2 posts a dur-long kernel (none for dur 0); the decision at the
+ * gap's start must grant exactly one kernel. Returns whose it is. */
+static uint32_t one_grant_in_next_gap(uint64_t t, uint32_t ticket, uint64_t dur)
+{
+    launch(1, t, 10 * US, 150 * US);
+    if (dur)
+        hold(2, ticket, 1, dur, t);
+    cr_assert_eq(decide(t + 10 * US), 1, "one kernel per gap at %llu us", (unsigned long long)(t / US));
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FIT);
+    return G[0].task_id;
+}
+
 Test(sched, a_slightly_shorter_kernel_is_not_starved)
 {
     /* Two batch jobs of one level, kernels of 110 and 100 us; every gap has
@@ -231,22 +244,12 @@ Test(sched, a_slightly_shorter_kernel_is_not_starved)
     fikit_sched_add_task(&S, 3, 300, "batch-short", 9);
     hold(3, 1, 1, 100 * US, 0);
     uint64_t t = 0;
-    for (uint32_t i = 0; i < FIKIT_SCHED_MAX_PASSED_OVER; i++) {
-        launch(1, t, 10 * US, 150 * US);
-        hold(2, 10 + i, 1, 110 * US, t);
-        cr_assert_eq(decide(t + 10 * US), 1, "one kernel per gap");
-        cr_assert_eq(G[0].task_id, 2, "gap %u: the longest that fits", i);
-        t += 200 * US;
-    }
-    launch(1, t, 10 * US, 150 * US);
-    hold(2, 20, 1, 110 * US, t);
-    cr_assert_eq(decide(t + 10 * US), 1);
-    cr_assert_eq(G[0].task_id, 3, "passed over %d times: it goes first", FIKIT_SCHED_MAX_PASSED_OVER);
-    cr_assert_eq(G[0].reason, FIKIT_GRANT_FIT);
+    for (uint32_t i = 0; i < FIKIT_SCHED_MAX_PASSED_OVER; i++, t += 200 * US)
+        cr_assert_eq(one_grant_in_next_gap(t, 10 + i, 110 * US), 2, "gap %u: the longest that fits", i);
+    cr_assert_eq(one_grant_in_next_gap(t, 20, 110 * US), 3, "passed over %d times: it goes first",
+                 FIKIT_SCHED_MAX_PASSED_OVER);
     t += 200 * US;
-    launch(1, t, 10 * US, 150 * US);
-    cr_assert_eq(decide(t + 10 * US), 1);
-    cr_assert_eq(G[0].task_id, 2, "then best fit again");
+    cr_assert_eq(one_grant_in_next_gap(t, 0, 0), 2, "then best fit again");
 }
 
 Test(sched, passed_over_counts_only_kernels_that_fitted)
@@ -259,13 +262,8 @@ Test(sched, passed_over_counts_only_kernels_that_fitted)
     fikit_sched_add_task(&S, 3, 300, "big", 9);
     hold(3, 1, 1, 300 * US, 0);
     uint64_t t = 0;
-    for (uint32_t i = 0; i < 2 * FIKIT_SCHED_MAX_PASSED_OVER; i++) {
-        launch(1, t, 10 * US, 150 * US);
-        hold(2, 10 + i, 1, 100 * US, t);
-        cr_assert_eq(decide(t + 10 * US), 1);
-        cr_assert_eq(G[0].task_id, 2);
-        t += 200 * US;
-    }
+    for (uint32_t i = 0; i < 2 * FIKIT_SCHED_MAX_PASSED_OVER; i++, t += 200 * US)
+        cr_assert_eq(one_grant_in_next_gap(t, 10 + i, 100 * US), 2, "gap %u: only the small one fits", i);
     launch(1, t, 10 * US, 500 * US);
     hold(2, 30, 1, 100 * US, t);
     cr_assert_eq(decide(t + 10 * US), 2, "room for both");
