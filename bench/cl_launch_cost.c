@@ -41,6 +41,10 @@ int main(int argc, char **argv)
     }
     size_t cold_words = (size_t)cold_kb * 1024 / sizeof(uint64_t);
     uint64_t *cold = cold_words ? calloc(cold_words, sizeof *cold) : NULL;
+    if (cold_words && !cold) {
+        fprintf(stderr, "fikit-bench-cl-launch-cost: cannot allocate COLD_KB = %ld KB\n", cold_kb);
+        return 1;
+    }
     cl_platform_id p;
     cl_device_id d;
     cl_int err;
