@@ -22,7 +22,9 @@ struct fikit_launch_desc {
     uint32_t block[3];  /* threads per block, or OpenCL local size (0: unset) */
     uint32_t shmem;     /* dynamic shared memory bytes */
     const char *name;   /* set by the hook when it names the launch itself
-                         * (graphs, native kernels); else NULL: ask the backend */
+                         * (graphs, native kernels); else NULL: ask the backend.
+                         * Must outlive the launch: the learner thread reads
+                         * a timed launch's name after the hook returned. */
     void *launch_event; /* OpenCL: the event the enqueue produced, if any */
 };
 

@@ -235,6 +235,36 @@ static cl_int CL_API_CALL fikit_clEnqueueTask(cl_command_queue q, cl_kernel k, c
     GATED_ENQUEUE(t0, l, event, next->clEnqueueTask(q, k, nwait, wait, evp));
 }
 
+/* A host function run by the device is named by its symbol, which is the
+ * same in every run, unlike its address. The name is kept per function for
+ * the life of the process: a timed launch's name is read later by the
+ * learner thread, long after the enqueue returned. */
+static struct fikit_ptrmap native_names = FIKIT_PTRMAP_INIT;
+
+static const char *native_name(void (CL_CALLBACK *fn)(void *))
+{
+    void *sym = NULL;
+    memcpy(&sym, &fn, sizeof sym);
+    const char *cached = fikit_ptrmap_get(&native_names, sym);
+    if (cached)
+        return cached;
+    char buf[160];
+    Dl_info info = {0};
+    if (!dladdr(sym, &info))
+        snprintf(buf, sizeof buf, "native:unknown");
+    else if (info.dli_sname)
+        snprintf(buf, sizeof buf, "native:%s", info.dli_sname);
+    else /* a static function: its offset in its object is stable */
+        snprintf(buf, sizeof buf, "native:%s+%#lx", info.dli_fname ? info.dli_fname : "?",
+                 (unsigned long)((char *)sym - (char *)info.dli_fbase));
+    char *name = strdup(buf);
+    if (!name)
+        return "native";
+    /* With the cache full the name is still kept: it is never freed. */
+    (void)fikit_ptrmap_put(&native_names, sym, name);
+    return name;
+}
+
 static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *fn)(void *),
                                                       void *args, size_t cb_args, cl_uint nmem,
                                                       const cl_mem *mems, const void **locs,
@@ -246,18 +276,7 @@ static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(C
     size_t one = 1;
     if (!describe(&l, q, NULL, 1, &one, &one))
         return next->clEnqueueNativeKernel(q, fn, args, cb_args, nmem, mems, locs, nwait, wait, event);
-    /* A host function run by the device: named by its symbol, which is the
-     * same in every run, unlike its address. */
-    char name[160];
-    Dl_info info;
-    void *sym = NULL;
-    memcpy(&sym, &fn, sizeof sym);
-    if (dladdr(sym, &info) && info.dli_sname)
-        snprintf(name, sizeof name, "native:%s", info.dli_sname);
-    else
-        snprintf(name, sizeof name, "native:%s+%#lx", info.dli_fname ? info.dli_fname : "?",
-                 (unsigned long)((char *)sym - (char *)info.dli_fbase));
-    l.name = name;
+    l.name = native_name(fn);
     GATED_ENQUEUE(t0, l, event,
                   next->clEnqueueNativeKernel(q, fn, args, cb_args, nmem, mems, locs, nwait, wait, evp));
 }
