@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #define FIKIT_SHM_MAGIC 0x314d53544b4946ull /* "FIKTSM1" */
-#define FIKIT_SHM_VERSION 1
+#define FIKIT_SHM_VERSION 2 /* 2: slots aligned to the cache line */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -66,9 +66,11 @@ struct fikit_shm_launch {
     struct fikit_gap_pred gap;
 };
 
+/* Cache-line aligned, so a launch's publication (pub_lock to pub) always
+ * spans the same two lines, whichever slot the task has. */
 struct fikit_shm_slot {
     /* written by fikitd */
-    _Atomic uint32_t state;
+    _Alignas(64) _Atomic uint32_t state;
     int32_t level;
     int32_t pid;
     uint32_t task_id;

@@ -191,7 +191,9 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
         fikit_shm_unmap(shm);
         return -EPROTO;
     }
-    struct fikit_registration *r = calloc(1, sizeof *r);
+    struct fikit_registration *r = aligned_alloc(64, sizeof *r);
+    if (r)
+        memset(r, 0, sizeof *r);
     if (!r) {
         fikit_shm_unmap(shm);
         return -ENOMEM;
@@ -253,9 +255,10 @@ struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *
     struct fikit_client_device *d = NULL;
     if (n == FIKIT_CLIENT_MAX_DEVICES)
         goto out;
-    d = calloc(1, sizeof *d);
+    d = aligned_alloc(64, sizeof *d);
     if (!d)
         goto out;
+    memset(d, 0, sizeof *d);
     d->ops = ops;
     d->handle = l->device;
     d->level = c->priority;

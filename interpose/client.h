@@ -13,6 +13,7 @@
 #include "interpose/predict.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -22,7 +23,7 @@
 /* One registration with one fikitd; replaced, never freed, when the client
  * rejoins a restarted daemon (launch paths may still be reading it). */
 struct fikit_registration {
-    struct fikit_shm *shm;
+    _Alignas(64) struct fikit_shm *shm; /* one cache line: read on every launch */
     struct fikit_shm_slot *slot;
     int slot_index;
     int level;
@@ -30,17 +31,20 @@ struct fikit_registration {
 };
 
 struct fikit_client_device {
-    const struct fikit_backend_ops *ops;
+    /* What every launch reads, on the first cache line (the struct is
+     * allocated 64-byte aligned): a launch that finds its caches cold pays
+     * one miss here, not four. */
+    _Alignas(64) const struct fikit_backend_ops *ops;
     void *handle;
-    char key[128];
-    char model[128];
     _Atomic(struct fikit_registration *) reg; /* NULL: unscheduled */
-    int level;                                /* configured (or allowed) priority */
-
-    pthread_mutex_t store_lock;               /* store */
-    struct fikit_measure_store store;
     struct fikit_predictor *pred;
     _Atomic uint64_t idle_after_ns;           /* learned longest gap */
+    int level;                                /* configured (or allowed) priority */
+
+    char key[128];
+    char model[128];
+    pthread_mutex_t store_lock;               /* store */
+    struct fikit_measure_store store;
     bool dirty;                               /* learned since the last save */
     uint64_t saved_ns;
     char profile_path[PATH_MAX];
@@ -48,29 +52,39 @@ struct fikit_client_device {
 
 #define FIKIT_CLIENT_WANTS_KNOWN (1u << 31)
 
+/* Devices on the client's first cache line; the rest follow it. */
+#define FIKIT_CLIENT_HOT_DEVICES 6
+
 struct fikit_client {
-    _Atomic uint32_t wants; /* bit per enum fikit_backend_kind; KNOWN once initialised */
-    pthread_mutex_t lock;   /* registration and the fields below it */
+    /* Read on every launch, written once when a device appears: one cache
+     * line, shared clean between the threads. */
+    _Alignas(64) _Atomic uint32_t wants; /* bit per enum fikit_backend_kind; KNOWN once initialised */
+    _Atomic int ndevs;
+    uint32_t sample_period; /* 0: never sample (outside measure mode) */
+    bool measure;
+    struct fikit_client_device *devs[FIKIT_CLIENT_MAX_DEVICES];
+
+    /* Written on every launch: a line of their own, so the writes do not
+     * take the line above away from the other threads. */
+    _Alignas(64) _Atomic uint64_t launch_seq;
+    _Atomic uint64_t last_key;
+    _Atomic uint32_t sample_countdown;
+
+    _Alignas(64) pthread_mutex_t lock; /* registration and the fields below it */
     bool disabled;        /* configuration unusable: plain passthrough */
     struct fikit_config cfg;
     char task[64];
     int priority;
-    bool measure;
     enum fikit_backend_choice backend;
-    uint32_t sample_period; /* 0: never sample (outside measure mode) */
     char socket_path[PATH_MAX];
 
     int sock;            /* -1: not connected */
     bool warned_missing; /* the one stderr line was printed */
     _Atomic bool daemon_lost;
-
-    struct fikit_client_device *devs[FIKIT_CLIENT_MAX_DEVICES];
-    _Atomic int ndevs;
-
-    _Atomic uint64_t launch_seq;
-    _Atomic uint64_t last_key;
-    _Atomic uint32_t sample_countdown;
 };
+
+_Static_assert(offsetof(struct fikit_client, devs) + FIKIT_CLIENT_HOT_DEVICES * sizeof(void *) <= 64,
+               "the first devices share the launch path's cache line");
 
 extern struct fikit_client fikit_client;
 

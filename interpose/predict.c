@@ -1,6 +1,6 @@
 #include "interpose/predict.h"
 
-#include <stdlib.h>
+#include <sys/mman.h>
 
 #define MASK (FIKIT_PRED_CAP - 1)
 #define MAX_PROBE 64
@@ -13,9 +13,20 @@ static unsigned gap_home(uint64_t prev, uint64_t key)
     return (unsigned)(key ^ (prev * 0x9e3779b97f4a7c15ull) >> 17) & MASK;
 }
 
-struct fikit_predictor *fikit_predictor_new(void) { return calloc(1, sizeof(struct fikit_predictor)); }
+/* Mapped, not allocated: zeroed, aligned to the page (so to the cache
+ * line), and only the pages that entries land in become resident. */
+struct fikit_predictor *fikit_predictor_new(void)
+{
+    void *p = mmap(NULL, sizeof(struct fikit_predictor), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
 
-void fikit_predictor_free(struct fikit_predictor *p) { free(p); }
+void fikit_predictor_free(struct fikit_predictor *p)
+{
+    if (p)
+        munmap(p, sizeof *p);
+}
 
 uint64_t fikit_predict_duration(const struct fikit_predictor *p, uint64_t key)
 {

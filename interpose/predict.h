@@ -24,8 +24,9 @@ struct fikit_pred_dur {
     _Atomic uint64_t dur_ns;
 };
 
+/* 52 bytes, padded to one cache line each: a lookup never straddles two. */
 struct fikit_pred_gap {
-    _Atomic uint64_t key;
+    _Alignas(64) _Atomic uint64_t key;
     _Atomic uint64_t prev;
     _Atomic uint32_t seq; /* seqlock over q */
     _Atomic uint32_t q[FIKIT_GAP_POINTS];

@@ -15,9 +15,9 @@ void *fikit_ptrmap_get(struct fikit_ptrmap *m, const void *key)
 {
     unsigned i = home(key);
     for (unsigned n = 0; n < FIKIT_PTRMAP_CAP; n++, i = (i + 1) & (FIKIT_PTRMAP_CAP - 1)) {
-        uintptr_t k = atomic_load_explicit(&m->keys[i], memory_order_acquire);
+        uintptr_t k = atomic_load_explicit(&m->e[i].key, memory_order_acquire);
         if (k == (uintptr_t)key)
-            return atomic_load_explicit(&m->values[i], memory_order_acquire);
+            return atomic_load_explicit(&m->e[i].value, memory_order_acquire);
         if (k == 0)
             return NULL;
     }
@@ -30,9 +30,9 @@ int fikit_ptrmap_put(struct fikit_ptrmap *m, const void *key, void *value)
     unsigned i = home(key), tomb = FIKIT_PTRMAP_CAP;
     int rc = -ENOSPC;
     for (unsigned n = 0; n < FIKIT_PTRMAP_CAP; n++, i = (i + 1) & (FIKIT_PTRMAP_CAP - 1)) {
-        uintptr_t k = atomic_load_explicit(&m->keys[i], memory_order_relaxed);
+        uintptr_t k = atomic_load_explicit(&m->e[i].key, memory_order_relaxed);
         if (k == (uintptr_t)key) {
-            atomic_store_explicit(&m->values[i], value, memory_order_release);
+            atomic_store_explicit(&m->e[i].value, value, memory_order_release);
             rc = 0;
             break;
         }
@@ -43,8 +43,8 @@ int fikit_ptrmap_put(struct fikit_ptrmap *m, const void *key, void *value)
             if (at == i && m->count * 4 >= FIKIT_PTRMAP_CAP * 3)
                 break; /* keep probes short: refuse past 3/4 */
             /* Value first: a reader that sees the key sees the value. */
-            atomic_store_explicit(&m->values[at], value, memory_order_release);
-            atomic_store_explicit(&m->keys[at], (uintptr_t)key, memory_order_release);
+            atomic_store_explicit(&m->e[at].value, value, memory_order_release);
+            atomic_store_explicit(&m->e[at].key, (uintptr_t)key, memory_order_release);
             if (at == i)
                 m->count++;
             rc = 0;
@@ -60,9 +60,9 @@ void fikit_ptrmap_remove(struct fikit_ptrmap *m, const void *key)
     pthread_mutex_lock(&m->lock);
     unsigned i = home(key);
     for (unsigned n = 0; n < FIKIT_PTRMAP_CAP; n++, i = (i + 1) & (FIKIT_PTRMAP_CAP - 1)) {
-        uintptr_t k = atomic_load_explicit(&m->keys[i], memory_order_relaxed);
+        uintptr_t k = atomic_load_explicit(&m->e[i].key, memory_order_relaxed);
         if (k == (uintptr_t)key) {
-            atomic_store_explicit(&m->keys[i], TOMBSTONE, memory_order_release);
+            atomic_store_explicit(&m->e[i].key, TOMBSTONE, memory_order_release);
             break;
         }
         if (k == 0)
@@ -75,7 +75,7 @@ void fikit_ptrmap_clear(struct fikit_ptrmap *m)
 {
     pthread_mutex_lock(&m->lock);
     for (unsigned i = 0; i < FIKIT_PTRMAP_CAP; i++)
-        atomic_store_explicit(&m->keys[i], 0, memory_order_release);
+        atomic_store_explicit(&m->e[i].key, 0, memory_order_release);
     m->count = 0;
     pthread_mutex_unlock(&m->lock);
 }

@@ -12,9 +12,14 @@
 
 #define FIKIT_PTRMAP_CAP 8192
 
+/* Key and value side by side: a lookup touches one cache line, not two. */
+struct fikit_ptrmap_entry {
+    _Atomic uintptr_t key;
+    _Atomic(void *) value;
+};
+
 struct fikit_ptrmap {
-    _Atomic uintptr_t keys[FIKIT_PTRMAP_CAP];
-    _Atomic(void *) values[FIKIT_PTRMAP_CAP];
+    _Alignas(64) struct fikit_ptrmap_entry e[FIKIT_PTRMAP_CAP];
     pthread_mutex_t lock;
     unsigned count; /* slots ever used, tombstones included */
 };
