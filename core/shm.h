@@ -47,7 +47,8 @@ struct fikit_shm_waiter {
     _Atomic uint32_t state;
     _Atomic uint32_t futex;   /* 0 while held; set to 1 with the grant, then woken */
     uint32_t grant_reason;
-    uint32_t pad;
+    _Atomic uint32_t sleeping; /* 1 while the held thread is in (or entering) futex_wait:
+                                * fikitd makes the wake-up system call only then */
     uint64_t stream;
     uint64_t key;
     uint64_t dur_ns;

@@ -120,6 +120,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     w->posted_ns = now;
     w->grant_reason = 0;
     atomic_store_explicit(&w->futex, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
     atomic_store_explicit(&w->state, FIKIT_WAITER_POSTED, memory_order_release);
     atomic_fetch_add(&slot->holds, 1);
     trace(r, FIKIT_TRACE_HOLD, key, dur, 0);
@@ -161,7 +162,16 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
         uint64_t timeout = 20 * FIKIT_NS_PER_MS;
         if (spin && due > t + spin && due - spin - t < timeout)
             timeout = due - spin - t;
+        /* Say we sleep, then look once more: fikitd stores the grant, then
+         * reads this flag (both sequentially consistent), so either we see
+         * the grant here or it sees us asleep and wakes us. */
+        atomic_store(&w->sleeping, 1);
+        if (atomic_load(&w->state) == FIKIT_WAITER_GRANTED) {
+            atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
+            break;
+        }
         int rc = fikit_futex_wait(&w->futex, 0, timeout);
+        atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
         if (rc == -ETIMEDOUT &&
             (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
              atomic_load(&fikit_client.daemon_lost) || atomic_load(&slot->state) != FIKIT_SLOT_ACTIVE))

@@ -79,7 +79,6 @@ static void drain_trace_ring(struct fikitd_device *dev, int s)
 /* Brings the scheduler up to date with what clients published. */
 static void sync_slots(struct fikitd_device *dev, uint64_t now)
 {
-    bool tracing = atomic_load(&dev->shm->hdr.trace_on);
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         struct fikitd_slot_info *info = &dev->slots[s];
         if (!info->used)
@@ -118,22 +117,42 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
                 (void)fikit_stat_add(&dev->pickup, now - r.posted_ns);
             }
         }
-        if (tracing)
-            drain_trace_ring(dev, s);
     }
 }
 
-static void apply_grant(struct fikitd_device *dev, const struct fikit_grant *g)
+/* The clients' trace rings into the daemon's trace: after the decisions,
+ * so tracing does not delay a grant. */
+static void drain_trace_rings(struct fikitd_device *dev)
+{
+    if (!atomic_load(&dev->shm->hdr.trace_on))
+        return;
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+        if (dev->slots[s].used)
+            drain_trace_ring(dev, s);
+}
+
+static struct fikit_shm_waiter *waiter_of(struct fikitd_device *dev, const struct fikit_grant *g)
 {
     uint32_t s = g->ticket / FIKIT_SHM_WAITERS, w = g->ticket % FIKIT_SHM_WAITERS;
-    if (s >= FIKIT_SHM_SLOTS)
+    return s < FIKIT_SHM_SLOTS ? &dev->shm->slots[s].waiters[w] : NULL;
+}
+
+/* Grants are applied in two steps: every granted waiter is marked first,
+ * so a spinning one goes at once, and only then are the sleeping ones
+ * woken, each wake-up a system call that would otherwise delay the grants
+ * after it. */
+static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
+{
+    struct fikit_shm_waiter *wt = waiter_of(dev, g);
+    if (!wt)
         return;
-    struct fikit_shm_waiter *wt = &dev->shm->slots[s].waiters[w];
+    uint32_t s = g->ticket / FIKIT_SHM_WAITERS;
     wt->grant_reason = g->reason;
     wt->granted_ns = g->at_ns;
     atomic_store_explicit(&wt->state, FIKIT_WAITER_GRANTED, memory_order_release);
-    atomic_store_explicit(&wt->futex, 1, memory_order_release);
-    fikit_futex_wake(&wt->futex, 1);
+    /* Sequentially consistent, against the waiter's store of sleeping and
+     * its load of state: either it sees the grant or we see it asleep. */
+    atomic_store(&wt->futex, 1);
     if (g->reason == FIKIT_GRANT_FREE)
         dev->grants_free++;
     else if (g->reason == FIKIT_GRANT_FIT)
@@ -147,6 +166,17 @@ static void apply_grant(struct fikitd_device *dev, const struct fikit_grant *g)
                                       .reason = (uint16_t)g->reason,
                                       .level = (uint16_t)dev->slots[s].level};
         trace_add(dev, &e);
+    }
+}
+
+static void apply_grants(struct fikitd_device *dev, const struct fikit_grant *g, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        mark_granted(dev, &g[i]);
+    for (size_t i = 0; i < n; i++) {
+        struct fikit_shm_waiter *wt = waiter_of(dev, &g[i]);
+        if (wt && atomic_load(&wt->sleeping))
+            fikit_futex_wake(&wt->futex, 1);
     }
 }
 
@@ -169,10 +199,10 @@ static void *arbiter_main(void *arg)
         size_t n;
         do {
             n = fikit_sched_decide(&dev->sched, now, grants, 64, &wake);
-            for (size_t i = 0; i < n; i++)
-                apply_grant(dev, &grants[i]);
+            apply_grants(dev, grants, n);
         } while (n == 64);
         (void)fikit_stat_add(&dev->pass, fikit_now_ns() - now);
+        drain_trace_rings(dev);
         bool watch = dev->sched.watch_launches;
         bool tracing = atomic_load(&dev->shm->hdr.trace_on);
         /* Held launches spin shortly before this instant (spin_us). */
@@ -261,8 +291,7 @@ void fikitd_device_close(struct fikitd_device *dev)
     sync_slots(dev, fikit_now_ns());
     size_t n;
     while ((n = fikit_sched_release_all(&dev->sched, fikit_now_ns(), grants, 64)) > 0)
-        for (size_t i = 0; i < n; i++)
-            apply_grant(dev, &grants[i]);
+        apply_grants(dev, grants, n);
     dev->stopping = true;
     pthread_mutex_unlock(&dev->lock);
     atomic_fetch_add(&dev->shm->hdr.arbiter_futex, 1);

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Scheduling figures from a fikit trace (the JSON that `fikit trace dump` writes).
+
+  grants            held launches of the low-priority task that fikitd granted,
+                    and how many of them were fitted into a gap (reason "fit")
+  grant latency     from fikitd's grant to the held launch going to the device,
+                    p50 and p99 in microseconds: the release path (wake-up or
+                    spin, then the launch)
+  gap prediction    for the high-priority task's gaps with a prediction: how
+                    often the gap seen was shorter than its predicted p10, and
+                    the median relative error of the predicted p50
+
+Used by bench/evaluate and demo/run-demo; also runs by itself:
+
+  bench/trace_metrics.py [--hp TASK] [--lp TASK] TRACE.json
+"""
+import argparse
+import json
+import sys
+
+
+def q(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(p * (len(v) - 1) + 0.5))] if v else float("nan")
+
+
+def metrics(events, hp, lp):
+    """The figures of task lp's grants and task hp's gaps, as a dict."""
+    names = {e["tid"]: e["args"]["name"].split(" ")[0] for e in events if e.get("name") == "thread_name"}
+    tid = {v: k for k, v in names.items()}
+    out = {}
+    if lp in tid:
+        mine = [e for e in events if e.get("tid") == tid[lp]]
+        grants = sorted(e["ts"] + e["dur"] for e in mine if e.get("cat") == "grant")
+        launches = sorted(e["ts"] for e in mine if e.get("cat") == "launch")
+        # Each grant's launch is the first launch of the task at or after it.
+        lat, j = [], 0
+        for g in grants:
+            while j < len(launches) and launches[j] < g - 0.5:
+                j += 1
+            if j < len(launches):
+                lat.append(launches[j] - g)
+        out.update(grants=len(grants), grant_latency_p50_us=q(lat, 0.5), grant_latency_p99_us=q(lat, 0.99),
+                   fits=sum(1 for e in mine if e.get("cat") == "grant" and e["args"]["reason"] == "fit"))
+    if hp in tid:
+        gaps = [e["args"] for e in events if e.get("name") == "gap seen" and e["tid"] == tid[hp]
+                and e["args"]["predicted_us"] > 0]
+        if gaps:
+            out["gaps_measured"] = len(gaps)
+            out["gap_below_p10"] = sum(g["seen_us"] < g["predicted_us"] for g in gaps) / len(gaps)
+            out["gap_p50_rel_error"] = q([abs(g["seen_us"] - g["predicted_p50_us"]) / max(g["seen_us"], 1.0)
+                                          for g in gaps], 0.5)
+    return out
+
+
+def summary(m):
+    """One line of text for a metrics() dict."""
+    nan = float("nan")
+    return (f"{m.get('grants', 0)} grants ({m.get('fits', 0)} into gaps), grant latency "
+            f"p50 {m.get('grant_latency_p50_us', nan):.1f} us, p99 {m.get('grant_latency_p99_us', nan):.1f} us; "
+            + (f"{m['gaps_measured']} gaps measured: {m['gap_below_p10']:.0%} shorter than their predicted "
+               f"p10, median error of the predicted p50 {m['gap_p50_rel_error']:.0%}."
+               if "gaps_measured" in m else "no gaps measured."))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hp", default="hp", help="the high-priority task's name (default hp)")
+    ap.add_argument("--lp", default="lp", help="the low-priority task's name (default lp)")
+    ap.add_argument("trace", help="a trace written by `fikit trace dump`")
+    a = ap.parse_args()
+    try:
+        with open(a.trace) as f:
+            events = json.load(f)["traceEvents"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"trace_metrics.py: {a.trace}: not a fikit trace ({e})")
+    m = metrics(events, a.hp, a.lp)
+    if not m:
+        sys.exit(f"trace_metrics.py: {a.trace}: no task named {a.hp} or {a.lp} "
+                 f"(the tasks are named in the trace's thread names)")
+    print(summary(m))
+
+
+if __name__ == "__main__":
+    main()
