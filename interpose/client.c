@@ -97,8 +97,6 @@ static void init_once_fn(void)
     if (be && *be && fikit_backend_choice_parse(be, &c->backend))
         fikit_warn("FIKIT_BACKEND=%s is not one of %s; using %s", be, FIKIT_BACKEND_CHOICE_NAMES,
                    fikit_backend_choice_name(c->backend));
-    atomic_store_explicit(&c->wants, wants_mask(c->backend) | FIKIT_CLIENT_WANTS_KNOWN,
-                          memory_order_release);
     c->sample_period = c->cfg.sample_rate > 0 ? (uint32_t)(1.0 / c->cfg.sample_rate + 0.5) : 0;
     if (c->sample_period == 0 && c->cfg.sample_rate > 0)
         c->sample_period = 1;
@@ -107,6 +105,10 @@ static void init_once_fn(void)
     pthread_atfork(NULL, NULL, after_fork_child);
     fikit_debug("task %s, priority %d%s, backend %s, socket %s", c->task, c->priority,
                 c->measure ? ", measuring" : "", fikit_backend_choice_name(c->backend), c->socket_path);
+    /* Last: a thread that sees KNOWN skips pthread_once and reads every
+     * field above without a lock, so they must all be written by now. */
+    atomic_store_explicit(&c->wants, wants_mask(c->backend) | FIKIT_CLIENT_WANTS_KNOWN,
+                          memory_order_release);
 }
 
 void fikit_client_init(void) { pthread_once(&init_once, init_once_fn); }
