@@ -37,9 +37,8 @@ static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
     memcpy(n->name, buf, len + 1);
     n->hash = fikit_kernel_name_hash(ops->kind, n->name);
     if (fikit_ptrmap_put(&names, l->kernel, n) != 0) {
-        static bool warned;
-        if (!warned) {
-            warned = true;
+        static atomic_bool warned; /* launch threads get here at once */
+        if (!atomic_exchange(&warned, true)) {
             fikit_warn("more than %d distinct kernel handles: names are no longer cached",
                        FIKIT_PTRMAP_CAP * 3 / 4);
         }
