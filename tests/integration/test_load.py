@@ -86,7 +86,11 @@ class Lane(threading.Thread):
                                stderr=subprocess.PIPE, text=True, errors="replace", env=env)
             m = LINE.search(p.stdout)
             if p.returncode != 0 or not m:
-                self.errors.append(f"{name} life {life}: exit {p.returncode}: {p.stderr[-500:]}")
+                # A sanitizer's report starts at its WARNING/ERROR line: keep
+                # that part (its first frames say where), not just the tail.
+                at = max(p.stderr.find("WARNING: ThreadSanitizer"), p.stderr.find("ERROR: AddressSanitizer"))
+                self.errors.append(f"{name} life {life}: exit {p.returncode}: "
+                                   + (p.stderr[at:at + 2500] if at >= 0 else p.stderr[-500:]))
                 continue
             n = int(m.group(1))
             got = int(open(count).read()) if os.path.exists(count) else -1
