@@ -393,10 +393,7 @@ static int by_time(const void *a, const void *b)
 size_t fikitd_device_copy_trace(struct fikitd_device *dev, struct fikit_trace_event **out)
 {
     pthread_mutex_lock(&dev->lock);
-    if (atomic_load(&dev->shm->hdr.trace_on))
-        for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
-            if (dev->slots[s].used)
-                drain_trace_ring(dev, s);
+    drain_trace_rings(dev);
     size_t n = dev->trace_count < dev->trace_cap ? dev->trace_count : dev->trace_cap;
     struct fikit_trace_event *copy = malloc((n ? n : 1) * sizeof *copy);
     if (copy) {
