@@ -1,8 +1,8 @@
 #!/bin/bash
 # On the lent H200, after a change to the policy or the launch path: the CUDA
 # conformance suite, fikit's added cost per launch with warm and with cold
-# caches, the CUDA C pair of the evaluation, and the demo on CUDA. One call;
-# what matters is printed last. Expects the build carried in build/ and
+# caches, the CUDA C pair of the evaluation, and the demo on CUDA. Each part
+# prints what matters last. Expects the build carried in build/ and
 # libinih in .carry/lib (dpkg -x of Debian's libinih1), as issue4.sh does.
 #
 #   bash bench/h200/recheck.sh [quick|eval|all]
@@ -12,7 +12,11 @@
 # pass a device call's 10-minute limit, so give each its own call there.
 set -u
 PART=${1:-all}
-case $PART in quick|eval|all) ;; *) echo "usage: recheck.sh [quick|eval|all]" >&2; exit 2 ;; esac
+case $PART in
+  quick|eval|all) ;;
+  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: recheck.sh [quick|eval|all] (--help says more)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
