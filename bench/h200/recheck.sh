@@ -53,5 +53,5 @@ if [ "$PART" != eval ]; then
   tail -10 "$OUT/demo.log"
 fi
 if [ "$PART" != quick ]; then
-  grep -E "^\| (mode|hp|lp|time|mps|fikit)|Overhead|grant latency" "$OUT/eval/results.md" | cut -c1-200
+  grep -E "^\| (mode|hp|lp|time|mps|fikit)|Overhead|grant latency|Switch cost" "$OUT/eval/results.md" | cut -c1-200
 fi
