@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 1
+#define FIKIT_PROTO_VERSION 2 /* 2: status counts nudges */
 #define FIKIT_MSG_MAX 8192
 
 enum fikit_msg_type {
@@ -88,6 +88,7 @@ struct fikit_msg_status_device {
     uint64_t safety_margin_ns;
     uint64_t held_now;
     uint64_t grants_free, grants_fit, grants_other;
+    uint64_t nudges; /* held threads woken ahead of a decision */
     /* The arbiter's latency since fikitd started (see fikitd_device). */
     uint64_t pickups, pickup_p50_ns, pickup_p99_ns, pickup_max_ns;
     uint64_t passes, pass_p50_ns, pass_p99_ns, pass_max_ns;

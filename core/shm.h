@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #define FIKIT_SHM_MAGIC 0x314d53544b4946ull /* "FIKTSM1" */
-#define FIKIT_SHM_VERSION 2 /* 2: slots aligned to the cache line */
+#define FIKIT_SHM_VERSION 3 /* 2: slots aligned to the cache line; 3: decision handshake */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -45,10 +45,12 @@ enum fikit_waiter_state {
 
 struct fikit_shm_waiter {
     _Atomic uint32_t state;
-    _Atomic uint32_t futex;   /* 0 while held; set to 1 with the grant, then woken */
+    _Atomic uint32_t futex;   /* bumped by fikitd with a grant or a nudge, then woken */
     uint32_t grant_reason;
     _Atomic uint32_t sleeping; /* 1 while the held thread is in (or entering) futex_wait:
                                 * fikitd makes the wake-up system call only then */
+    _Atomic uint64_t sleep_until_ns; /* when the sleeping thread wakes by itself: fikitd
+                                      * nudges it awake if a decision comes sooner */
     uint64_t stream;
     uint64_t key;
     uint64_t dur_ns;
@@ -104,6 +106,8 @@ struct fikit_shm_header {
     _Atomic uint32_t idle_learned; /* idle_after_us = auto (fikit_idle_threshold) */
     _Atomic uint64_t idle_after_ns; /* the idle threshold; when learned, its floor */
     _Atomic uint64_t next_decision_ns; /* when fikitd next decides for held launches; 0: none due */
+    _Atomic uint64_t pass_begun;  /* the arbiter's passes over the slots: the number of the */
+    _Atomic uint64_t pass_done;   /* last one started, and of the last one finished */
     _Atomic uint64_t spin_ns;     /* how long before it waiters spin instead of sleeping */
     char device_key[128];
     char device_model[128];
@@ -137,6 +141,13 @@ bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_l
 
 /* spin_ns meaning "spin for the whole hold" ([scheduler] spin_us = always). */
 #define FIKIT_SPIN_ALWAYS UINT64_MAX
+/* How long a launch just held waits, spinning, for fikitd's first decision
+ * about it (spin_us > 0): the arbiter is rung by the post and answers within
+ * one wake-up, which is the moment most grants come. */
+#define FIKIT_DECISION_SPIN_NS (500 * 1000ull)
+/* fikitd nudges a sleeping held thread only if it would wake by itself more
+ * than this after it should start spinning for the next decision. */
+#define FIKIT_NUDGE_SLACK_NS (5 * 1000ull)
 
 /* A short pause inside a spin loop. */
 static inline void fikit_cpu_relax(void)

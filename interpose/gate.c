@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* --------------------------------------------------------- kernel names */
@@ -93,6 +94,19 @@ static void trace(const struct fikit_registration *r, uint16_t type, uint64_t ke
     fikit_shm_trace(r->shm, r->slot, &e);
 }
 
+/* How late this thread's timed sleeps may wake (its timer slack, 50 us by
+ * default): a held thread wakes that much earlier than it means to spin.
+ * Read once per thread, not changed: the slack is the program's. */
+static uint64_t timer_slack_ns(void)
+{
+    static _Thread_local uint64_t slack = UINT64_MAX;
+    if (slack == UINT64_MAX) {
+        int v = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+        slack = v > 0 ? (uint64_t)v : 0;
+    }
+    return slack;
+}
+
 /* Posts the launch into a waiter of our slot and sleeps until fikitd grants
  * it, or until fikitd is gone (the launch then goes unscheduled). */
 static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur, uint64_t now)
@@ -128,14 +142,36 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     fikit_fault_point(FIKIT_FAULT_HOLD);
 
     uint64_t spin = atomic_load_explicit(&r->shm->hdr.spin_ns, memory_order_relaxed);
+    uint64_t queued_in = 0; /* the arbiter's pass that queued us (pass_begun when first seen) */
     for (;;) {
-        if (atomic_load_explicit(&w->state, memory_order_acquire) == FIKIT_WAITER_GRANTED)
+        /* Read before anything is decided: a grant or a nudge after this
+         * makes the futex wait below return at once. */
+        uint32_t bumps = atomic_load(&w->futex);
+        uint32_t st = atomic_load_explicit(&w->state, memory_order_acquire);
+        if (st == FIKIT_WAITER_GRANTED)
             break;
+        uint64_t t = fikit_now_ns();
+        /* fikitd was rung and decides about this launch in its next pass,
+         * usually within microseconds, often by granting it (the task in
+         * front sits in a gap): wait for that decision spinning, since a
+         * sleeping thread's wake-up costs tens of microseconds. */
+        if (spin && spin != FIKIT_SPIN_ALWAYS) {
+            if (st == FIKIT_WAITER_POSTED && t < now + FIKIT_DECISION_SPIN_NS) {
+                fikit_cpu_relax();
+                continue;
+            }
+            if (st == FIKIT_WAITER_QUEUED && !queued_in)
+                queued_in = atomic_load(&r->shm->hdr.pass_begun);
+            if (queued_in && atomic_load(&r->shm->hdr.pass_done) < queued_in &&
+                t < now + FIKIT_DECISION_SPIN_NS) {
+                fikit_cpu_relax();
+                continue;
+            }
+        }
         /* fikitd says when it next decides: sleep until shortly before it,
          * then spin, so the grant is seen at once rather than after a
          * wake-up (tens to hundreds of microseconds on a busy machine). */
-        uint64_t t = fikit_now_ns();
-        uint64_t due = atomic_load_explicit(&r->shm->hdr.next_decision_ns, memory_order_acquire);
+        uint64_t due = atomic_load(&r->shm->hdr.next_decision_ns);
         if (spin == FIKIT_SPIN_ALWAYS) {
             /* A core for the lowest grant latency: spin, and every 20 ms
              * look whether fikitd is still there. */
@@ -150,26 +186,34 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
             fikit_client_check_daemon();
             continue;
         }
-        if (spin && due && due <= t + spin && t <= due + spin) {
-            /* Within spin_us of the decision (a stale one, from a daemon
-             * that is gone, falls through to the sleep that notices it). */
+        uint64_t early = spin + timer_slack_ns();
+        if (spin && due && due <= t + early && t <= due + spin) {
+            /* Within spin_us (and a timed sleep's lateness) of the decision;
+             * a stale one, from a daemon that is gone, falls through to the
+             * sleep that notices it. */
             while (atomic_load_explicit(&w->state, memory_order_acquire) != FIKIT_WAITER_GRANTED &&
                    fikit_now_ns() < due + spin)
                 fikit_cpu_relax();
             continue;
         }
         uint64_t timeout = 20 * FIKIT_NS_PER_MS;
-        if (spin && due > t + spin && due - spin - t < timeout)
-            timeout = due - spin - t;
-        /* Say we sleep, then look once more: fikitd stores the grant, then
-         * reads this flag (both sequentially consistent), so either we see
-         * the grant here or it sees us asleep and wakes us. */
+        if (spin && due > t + early && due - early - t < timeout)
+            timeout = due - early - t;
+        atomic_store_explicit(&w->sleep_until_ns, t + timeout, memory_order_relaxed);
+        /* Say we sleep, then look once more (all sequentially consistent):
+         * fikitd stores a grant or a sooner decision, then reads this flag,
+         * so either we see the grant or the new decision here, or fikitd
+         * sees us asleep and bumps the futex and wakes us. */
         atomic_store(&w->sleeping, 1);
         if (atomic_load(&w->state) == FIKIT_WAITER_GRANTED) {
             atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
             break;
         }
-        int rc = fikit_futex_wait(&w->futex, 0, timeout);
+        if (atomic_load(&r->shm->hdr.next_decision_ns) != due) {
+            atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
+            continue;
+        }
+        int rc = fikit_futex_wait(&w->futex, bumps, timeout);
         atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
         if (rc == -ETIMEDOUT &&
             (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||

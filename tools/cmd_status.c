@@ -112,9 +112,11 @@ int fikit_cmd_status(int argc, char **argv)
             printf("  model %s; policy %s; substrate cost %.0f us; safety margin %.0f us%s\n",
                    d->model, fikit_policy_name(d->policy), d->substrate_cost_ns / 1000.0,
                    d->safety_margin_ns / 1000.0, d->trace_on ? "; tracing" : "");
-            printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu other\n",
+            printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu other; "
+                   "%llu held threads woken ahead of a decision\n",
                    top, (unsigned long long)d->held_now, (unsigned long long)d->grants_free,
-                   (unsigned long long)d->grants_fit, (unsigned long long)d->grants_other);
+                   (unsigned long long)d->grants_fit, (unsigned long long)d->grants_other,
+                   (unsigned long long)d->nudges);
             printf("  arbiter: pickup p50 %.1f us, p99 %.1f us, max %.1f us (%llu launches); "
                    "pass p50 %.1f us, p99 %.1f us, max %.1f us (%llu passes)\n",
                    d->pickup_p50_ns / 1000.0, d->pickup_p99_ns / 1000.0, d->pickup_max_ns / 1000.0,

@@ -152,7 +152,7 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
     atomic_store_explicit(&wt->state, FIKIT_WAITER_GRANTED, memory_order_release);
     /* Sequentially consistent, against the waiter's store of sleeping and
      * its load of state: either it sees the grant or we see it asleep. */
-    atomic_store(&wt->futex, 1);
+    atomic_fetch_add(&wt->futex, 1);
     if (g->reason == FIKIT_GRANT_FREE)
         dev->grants_free++;
     else if (g->reason == FIKIT_GRANT_FIT)
@@ -180,6 +180,30 @@ static void apply_grants(struct fikitd_device *dev, const struct fikit_grant *g,
     }
 }
 
+/* A held thread asleep until later than the next decision (it went to sleep
+ * before fikitd knew of it, when a high-priority launch had not yet shown
+ * the gap) is woken now, so it is spinning when the decision comes: the
+ * wake-up's tens of microseconds are paid ahead of the grant, not after. */
+static void nudge_sleepers(struct fikitd_device *dev, uint64_t decision_ns)
+{
+    uint64_t spin_from = decision_ns > dev->spin_ns ? decision_ns - dev->spin_ns : 0;
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        if (!dev->slots[s].used)
+            continue;
+        for (int w = 0; w < FIKIT_SHM_WAITERS; w++) {
+            struct fikit_shm_waiter *wt = &dev->shm->slots[s].waiters[w];
+            if (atomic_load_explicit(&wt->state, memory_order_relaxed) != FIKIT_WAITER_QUEUED ||
+                !atomic_load(&wt->sleeping) ||
+                atomic_load_explicit(&wt->sleep_until_ns, memory_order_relaxed) <=
+                    spin_from + FIKIT_NUDGE_SLACK_NS)
+                continue;
+            atomic_fetch_add(&wt->futex, 1);
+            fikit_futex_wake(&wt->futex, 1);
+            dev->nudges++;
+        }
+    }
+}
+
 static void *arbiter_main(void *arg)
 {
     struct fikitd_device *dev = arg;
@@ -194,6 +218,8 @@ static void *arbiter_main(void *arg)
             pthread_mutex_unlock(&dev->lock);
             break;
         }
+        /* Held launches spin until the pass that queued them is done. */
+        atomic_store(&dev->shm->hdr.pass_begun, ++dev->passes);
         uint64_t now = fikit_now_ns(), wake;
         sync_slots(dev, now);
         size_t n;
@@ -206,8 +232,11 @@ static void *arbiter_main(void *arg)
         bool watch = dev->sched.watch_launches;
         bool tracing = atomic_load(&dev->shm->hdr.trace_on);
         /* Held launches spin shortly before this instant (spin_us). */
-        atomic_store_explicit(&dev->shm->hdr.next_decision_ns,
-                              dev->sched.nreq && wake != UINT64_MAX ? wake : 0, memory_order_release);
+        uint64_t decision = dev->sched.nreq && wake != UINT64_MAX ? wake : 0;
+        atomic_store(&dev->shm->hdr.next_decision_ns, decision);
+        atomic_store(&dev->shm->hdr.pass_done, dev->passes);
+        if (decision && dev->spin_ns && dev->spin_ns != FIKIT_SPIN_ALWAYS)
+            nudge_sleepers(dev, decision);
         pthread_mutex_unlock(&dev->lock);
 
         /* Sleep until the scheduler's next decision point, spinning for its

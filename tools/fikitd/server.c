@@ -349,6 +349,7 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
         md.grants_free = dev->grants_free;
         md.grants_fit = dev->grants_fit;
         md.grants_other = dev->grants_other;
+        md.nudges = dev->nudges;
         md.pickups = dev->pickup.count;
         md.pickup_p50_ns = fikit_stat_quantile(&dev->pickup, 0.5);
         md.pickup_p99_ns = fikit_stat_quantile(&dev->pickup, 0.99);
