@@ -1,12 +1,15 @@
 """PyTorch workloads for fikit's evaluation: random weights, no downloads.
 
-  serve --model resnet50|bert --rate R --seconds S
+  serve --model resnet50|bert --rate R --seconds S [--wait-go]
       batch-1 inference; requests arrive as a Poisson process at R per second for
       S seconds; prints JSON with latency percentiles (arrival to result).
       --rate 0 measures the service time back to back (capacity = 1 / mean).
-  train --seconds S [--batch 64]
+  train --seconds S [--batch 64] [--wait-go]
       resnet50 training steps in a closed loop; prints JSON with steps per second.
-      Prints "ready" once warmed up; SIGTERM ends the run early, results printed.
+      SIGTERM ends the run early, results printed.
+Both print "ready" once warmed up; with --wait-go they then wait for a line on
+stdin before the measured part starts, so that bench/evaluate can warm up both
+tasks of a mode at once and start their measurements together.
 """
 import argparse
 import json
@@ -35,6 +38,12 @@ def build(model):
     return m.cuda().eval(), x.cuda()
 
 
+def ready(a):
+    print("ready", flush=True)
+    if a.wait_go:
+        sys.stdin.readline()
+
+
 def serve(a):
     torch.manual_seed(0)
     m, x = build(a.model)
@@ -42,7 +51,7 @@ def serve(a):
         for _ in range(20):
             m(x)
         torch.cuda.synchronize()
-        print("ready", flush=True)
+        ready(a)
         lat = []
         rnd = random.Random(a.seed)
         start = time.monotonic()
@@ -89,9 +98,9 @@ def train(a):
         return loss
 
     for _ in range(3):
-        step()
+        loss = step()
     torch.cuda.synchronize()
-    print("ready", flush=True)
+    ready(a)
     n, start = 0, time.monotonic()
     while not stop and time.monotonic() - start < a.seconds:
         loss = step()
@@ -113,9 +122,11 @@ def main():
     s.add_argument("--rate", type=float, default=0)
     s.add_argument("--seconds", type=float, default=8)
     s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--wait-go", action="store_true")
     t = sub.add_parser("train")
     t.add_argument("--seconds", type=float, default=3600)
     t.add_argument("--batch", type=int, default=64)
+    t.add_argument("--wait-go", action="store_true")
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = False
     serve(a) if a.cmd == "serve" else train(a)
