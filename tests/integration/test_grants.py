@@ -1,0 +1,45 @@
+"""Held launches are released without loss while fikitd moves its decisions.
+
+A priority-0 service launches short kernels with 3 ms host gaps, request
+after request; a priority-9 batch job of shorter kernels fills those gaps
+behind it. A held batch thread sleeps until shortly before fikitd's next
+decision (a granted kernel's predicted end, a recheck); a service kernel
+then shows a sooner one (its own predicted end), so fikitd nudges the
+sleeper awake ahead of it (fikit status counts those), and every held launch
+is granted exactly once: grants and nudges both bump the waiter's futex word,
+and a wake-up lost between a waiter's last look and its wait would leave the
+batch job stuck here until the service ends."""
+import re
+import time
+from harness import BATCH, SERVICE, Fikit, check, result
+
+LP = [BATCH, "--json", "-t", "3", "-w", "200"]
+SVC = [SERVICE, "--json", "-n", "60", "-r", "0", "-k", "6", "-g", "3000", "-w", "250"]
+
+with Fikit() as fk:
+    fk.start("--trace")
+    check(fk.run("batch", LP[:2] + ["-c", "3"] + LP[4:], measure=True).returncode == 0, "batch job measured")
+    check(fk.run("serve", SVC[:3] + ["5"] + SVC[4:], measure=True).returncode == 0, "service measured")
+    svc = fk.popen("serve", SVC)
+    time.sleep(0.2)
+    lp = fk.popen("batch", LP)
+    out, _ = lp.communicate(timeout=120)
+    check(lp.returncode == 0 and result(out)["wrong"] == 0,
+          f"the batch job ran {result(out)['kernels']} kernels beside the service, all correct")
+    out, _ = svc.communicate(timeout=120)
+    check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
+
+    st = fk.status()
+    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) other; "
+                  r"(\d+) held threads woken ahead of a decision", st)
+    check(m is not None, "fikit status reports grants and nudges")
+    held_now, nudges = int(m.group(1)), int(m.group(5))
+    check(held_now == 0, "nothing is held at the end")
+    check(nudges > 0, f"{nudges} sleeping held threads were woken ahead of a sooner decision")
+
+    ev = fk.trace()["traceEvents"]
+    batch = {e["tid"] for e in ev if e.get("name") == "thread_name" and e["args"]["name"].startswith("batch ")}
+    holds = [e for e in ev if e.get("cat") == "hold" and e["tid"] in batch]
+    grants = [e for e in ev if e.get("cat") == "grant" and e["tid"] in batch]
+    check(len(holds) > 0, f"{len(holds)} batch launches were held behind the service")
+    check(len(grants) == len(holds), f"each of them was granted once ({len(grants)} grants)")
