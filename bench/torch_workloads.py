@@ -2,11 +2,15 @@
 
   serve --model resnet50|bert --rate R --seconds S [--wait-go]
       batch-1 inference; requests arrive as a Poisson process at R per second for
-      S seconds; prints JSON with latency percentiles (arrival to result).
+      S seconds; prints JSON with latency percentiles (arrival to result) and the
+      measured window t0, t1 (time.monotonic(), which is CLOCK_MONOTONIC).
       --rate 0 measures the service time back to back (capacity = 1 / mean).
   train --seconds S [--batch 64] [--wait-go]
-      resnet50 training steps in a closed loop; prints JSON with steps per second.
-      SIGTERM ends the run early, results printed.
+      resnet50 training steps in a closed loop; prints JSON with steps per second
+      and "progress": [CLOCK_MONOTONIC seconds, steps done] at every
+      synchronisation (every 4 steps), so that bench/evaluate can take the
+      throughput over the service's window. SIGTERM ends the run early, results
+      printed.
 Both print "ready" once warmed up; with --wait-go they then wait for a line on
 stdin before the measured part starts, so that bench/evaluate can warm up both
 tasks of a mode at once and start their measurements together.
@@ -70,11 +74,13 @@ def serve(a):
             m(x)
             torch.cuda.synchronize()
             lat.append((time.monotonic() - arrival) * 1e3)
+    end = time.monotonic()
     lat.sort()
     q = lambda p: lat[min(len(lat) - 1, int(p * (len(lat) - 1) + 0.5))]
     print(json.dumps({"program": "serve", "model": a.model, "requests": len(lat),
                       "mean_ms": sum(lat) / len(lat), "p50_ms": q(0.5), "p99_ms": q(0.99),
-                      "max_ms": lat[-1], "seconds": time.monotonic() - start, "wrong": 0}), flush=True)
+                      "max_ms": lat[-1], "seconds": end - start, "t0": start, "t1": end,
+                      "wrong": 0}), flush=True)
 
 
 stop = False
@@ -102,16 +108,21 @@ def train(a):
     torch.cuda.synchronize()
     ready(a)
     n, start = 0, time.monotonic()
+    progress = [(start, 0)]
     while not stop and time.monotonic() - start < a.seconds:
         loss = step()
         n += 1
         if n % 4 == 0:
             torch.cuda.synchronize()
+            progress.append((time.monotonic(), n))
     torch.cuda.synchronize()
     el = time.monotonic() - start
+    if progress[-1][1] != n:
+        progress.append((start + el, n))
     ok = math.isfinite(loss.item())
     print(json.dumps({"program": "train", "kernels": n, "per_second": n / el, "seconds": el,
-                      "wrong": 0 if ok else 1}), flush=True)
+                      "progress": [[round(t, 6), k] for t, k in progress], "wrong": 0 if ok else 1}),
+          flush=True)
 
 
 def main():

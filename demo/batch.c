@@ -24,6 +24,10 @@ static void usage(FILE *f)
                "  -w, --work W       rounds per element per kernel (default 60000)\n"
                "  -s, --size S       elements (default 16384)\n"
                "      --json         print the result as JSON\n"
+               "      --progress     with --json, also when each kernel was done: \"progress\"\n"
+               "                     holds [CLOCK_MONOTONIC seconds, kernels done] pairs, so\n"
+               "                     a harness can take the throughput over another\n"
+               "                     program's window\n"
                "  -h, --help         show this help\n");
 }
 
@@ -33,10 +37,10 @@ int main(int argc, char **argv)
         {"seconds", required_argument, 0, 't'}, {"count", required_argument, 0, 'c'},
         {"work", required_argument, 0, 'w'},    {"size", required_argument, 0, 's'},
         {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"progress", no_argument, 0, 'P'},      {0, 0, 0, 0}};
     double seconds = 10;
     long count = 0, work = 60000, size = 16384;
-    int json = 0, c;
+    int json = 0, progress = 0, c;
     while ((c = getopt_long(argc, argv, "t:c:w:s:h", opts, NULL)) != -1) {
         switch (c) {
         case 't': seconds = atof(optarg); break;
@@ -44,6 +48,7 @@ int main(int argc, char **argv)
         case 'w': work = atol(optarg); break;
         case 's': size = atol(optarg); break;
         case 'j': json = 1; break;
+        case 'P': progress = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -76,6 +81,8 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     double start = demo_now_s(), end = start + seconds;
+    double *done_at = NULL; /* --progress: when each kernel was done */
+    size_t done_cap = 0;
     while (!stop && (count > 0 ? done < count : demo_now_s() < end)) {
         DEMO_CHECK(clEnqueueNDRangeKernel(d.queue, d.kernel, 1, NULL, &gws, NULL, 0, NULL, NULL));
         DEMO_CHECK(clEnqueueReadBuffer(d.queue, buf, CL_TRUE, 0, bytes, y, 0, NULL, NULL));
@@ -85,13 +92,31 @@ int main(int argc, char **argv)
                 bad++;
         }
         done++;
+        if (progress) {
+            if ((size_t)done > done_cap) {
+                done_cap = done_cap ? 2 * done_cap : 1024;
+                done_at = realloc(done_at, done_cap * sizeof *done_at);
+                if (!done_at) {
+                    fprintf(stderr, "fikit-demo-batch: out of memory for --progress\n");
+                    return 2;
+                }
+            }
+            done_at[done - 1] = demo_now_s();
+        }
     }
     double elapsed = demo_now_s() - start;
-    if (json)
+    if (json) {
         printf("{\"program\":\"batch\",\"device\":\"%s\",\"kernels\":%ld,\"seconds\":%.3f,"
-               "\"per_second\":%.3f,\"wrong\":%ld}\n",
+               "\"per_second\":%.3f,\"wrong\":%ld",
                d.device_name, done, elapsed, (double)done / elapsed, bad);
-    else
+        if (progress) {
+            printf(",\"progress\":[[%.6f,0]", start);
+            for (long i = 0; i < done; i++)
+                printf(",[%.6f,%ld]", done_at[i], i + 1);
+            printf("]");
+        }
+        printf("}\n");
+    } else
         printf("batch: %ld kernels on %s in %.2f s: %.2f kernels/s; %s\n", done, d.device_name,
                elapsed, (double)done / elapsed, bad ? "WRONG OUTPUTS" : "all outputs correct");
     if (bad)
@@ -100,5 +125,6 @@ int main(int argc, char **argv)
     demo_cl_close(&d);
     free(x);
     free(y);
+    free(done_at);
     return bad ? 1 : 0;
 }

@@ -16,6 +16,8 @@ static void usage(FILE *f)
                "  -w, --work W       rounds per element per kernel (default 20000)\n"
                "  -s, --size S       elements (default 1048576)\n"
                "      --json         print the result as JSON\n"
+               "      --progress     with --json, also when each kernel was done: \"progress\"\n"
+               "                     holds [CLOCK_MONOTONIC seconds, kernels done] pairs\n"
                "  -h, --help         show this help\n");
 }
 
@@ -23,10 +25,10 @@ int main(int argc, char **argv)
 {
     static const option opts[] = {{"seconds", 1, 0, 't'}, {"count", 1, 0, 'c'}, {"work", 1, 0, 'w'},
                                   {"size", 1, 0, 's'},    {"json", 0, 0, 'j'},  {"help", 0, 0, 'h'},
-                                  {0, 0, 0, 0}};
+                                  {"progress", 0, 0, 'P'}, {0, 0, 0, 0}};
     double seconds = 10;
     long count = 0, work = 20000, size = 1 << 20;
-    int json = 0, c;
+    int json = 0, progress = 0, c;
     while ((c = getopt_long(argc, argv, "t:c:w:s:h", opts, nullptr)) != -1) {
         switch (c) {
         case 't': seconds = atof(optarg); break;
@@ -34,6 +36,7 @@ int main(int argc, char **argv)
         case 'w': work = atol(optarg); break;
         case 's': size = atol(optarg); break;
         case 'j': json = 1; break;
+        case 'P': progress = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -63,6 +66,7 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     long done = 0, bad = 0;
     double start = demo_now_s(), end = start + seconds;
+    std::vector<double> done_at; // --progress: when each kernel was done
     while (!stop && (count > 0 ? done < count : demo_now_s() < end)) {
         demo_layers[15]<<<blocks, 256, 0, s>>>(d, (uint32_t)size, (uint32_t)work);
         DEMO_CK(cudaMemcpyAsync(y.data(), d, bytes, cudaMemcpyDeviceToHost, s));
@@ -72,12 +76,21 @@ int main(int argc, char **argv)
             bad += y[i] != x[i];
         }
         done++;
+        if (progress)
+            done_at.push_back(demo_now_s());
     }
     double elapsed = demo_now_s() - start;
-    if (json)
+    if (json) {
         printf("{\"program\":\"batch\",\"device\":\"%s\",\"kernels\":%ld,\"seconds\":%.3f,"
-               "\"per_second\":%.3f,\"wrong\":%ld}\n", prop.name, done, elapsed, done / elapsed, bad);
-    else
+               "\"per_second\":%.3f,\"wrong\":%ld", prop.name, done, elapsed, done / elapsed, bad);
+        if (progress) {
+            printf(",\"progress\":[[%.6f,0]", start);
+            for (size_t i = 0; i < done_at.size(); i++)
+                printf(",[%.6f,%zu]", done_at[i], i + 1);
+            printf("]");
+        }
+        printf("}\n");
+    } else
         printf("batch: %ld kernels on %s in %.2f s: %.2f kernels/s; %s\n", done, prop.name, elapsed,
                done / elapsed, bad ? "WRONG OUTPUTS" : "all outputs correct");
     return bad ? 1 : 0;
