@@ -70,6 +70,8 @@ void fikit_config_defaults(struct fikit_config *c)
     c->gap_confidence = p.gap_confidence;
     c->idle_after_ns = 0;
     c->recheck_ns = p.recheck_ns;
+    c->starve_after_ns = p.starve_after_ns;
+    c->max_queued_ns = p.max_queued_ns;
     c->poll_ns = 50 * 1000;
     c->spin_ns = 50 * 1000;
     c->trace_events = 65536;
@@ -335,6 +337,10 @@ static int handler(void *user, const char *section, const char *key, const char 
                 c->idle_after_ns = u * 1000;
         } else if (strcmp(key, "recheck_us") == 0) {
             get_us(x, section, key, val, 10, 1000000, &c->recheck_ns);
+        } else if (strcmp(key, "starve_after_us") == 0) {
+            get_us(x, section, key, val, 0, 60000000, &c->starve_after_ns);
+        } else if (strcmp(key, "max_queued_us") == 0) {
+            get_us(x, section, key, val, 0, 1000000, &c->max_queued_ns);
         } else if (strcmp(key, "poll_us") == 0) {
             get_us(x, section, key, val, 0, 100000, &c->poll_ns);
         } else if (strcmp(key, "spin_us") == 0) {
@@ -347,7 +353,8 @@ static int handler(void *user, const char *section, const char *key, const char 
                 c->spin_ns = u * 1000;
         } else {
             fail(x, "[%s] %s: unknown key (accepted: policy, substrate, substrate_cost_us, "
-                    "safety_margin_us, gap_confidence, idle_after_us, recheck_us, poll_us, spin_us)",
+                    "safety_margin_us, gap_confidence, idle_after_us, recheck_us, starve_after_us, "
+                    "max_queued_us, poll_us, spin_us)",
                  section, key);
         }
         break;
@@ -641,6 +648,8 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
         p->idle_after_ns = c->idle_after_ns;
     p->idle_learned = c->idle_after_ns == 0;
     p->recheck_ns = c->recheck_ns;
+    p->starve_after_ns = c->starve_after_ns;
+    p->max_queued_ns = c->max_queued_ns;
 }
 
 int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid)

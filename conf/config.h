@@ -71,6 +71,8 @@ struct fikit_config {
     double gap_confidence;
     uint64_t idle_after_ns;    /* 0 = auto (learned) */
     uint64_t recheck_ns;
+    uint64_t starve_after_ns;  /* 0 = never */
+    uint64_t max_queued_ns;    /* 0 = no bound */
     uint64_t poll_ns;
     uint64_t spin_ns; /* FIKIT_SPIN_ALWAYS: held launches spin for as long as they are held */
 

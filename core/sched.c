@@ -24,8 +24,8 @@ int fikit_policy_parse(const char *name, enum fikit_policy *out)
 
 const char *fikit_grant_reason_name(enum fikit_grant_reason r)
 {
-    static const char *const names[] = {"free", "fit", "passthrough", "release"};
-    return (unsigned)r < 4 ? names[r] : "?";
+    static const char *const names[] = {"free", "fit", "passthrough", "release", "starved"};
+    return (unsigned)r < 5 ? names[r] : "?";
 }
 
 void fikit_sched_params_default(struct fikit_sched_params *p)
@@ -37,6 +37,8 @@ void fikit_sched_params_default(struct fikit_sched_params *p)
     p->idle_after_ns = 20 * 1000 * 1000;
     p->idle_learned = true;
     p->recheck_ns = 1000 * 1000;
+    p->starve_after_ns = 100 * 1000 * 1000;
+    p->max_queued_ns = 300 * 1000;
 }
 
 void fikit_sched_init(struct fikit_sched *s, const struct fikit_sched_params *p)
@@ -92,7 +94,7 @@ static void drop_reservations(struct fikit_sched *s, uint32_t id)
 
 uint64_t fikit_sched_reserved_until(struct fikit_sched *s, uint64_t now)
 {
-    uint64_t end = now;
+    uint64_t end = s->client_fill_until_ns > now ? s->client_fill_until_ns : now;
     size_t k = 0;
     for (size_t i = 0; i < s->nresv; i++) {
         if (s->resv[i].end_ns <= now)
@@ -105,8 +107,19 @@ uint64_t fikit_sched_reserved_until(struct fikit_sched *s, uint64_t now)
     return end;
 }
 
+uint64_t fikit_sched_granted_until(const struct fikit_sched *s)
+{
+    uint64_t end = 0;
+    for (size_t i = 0; i < s->nresv; i++)
+        if (s->resv[i].end_ns > end)
+            end = s->resv[i].end_ns;
+    return end;
+}
+
 static void reserve(struct fikit_sched *s, uint32_t id, uint64_t end)
 {
+    if (end > s->filled_until_ns)
+        s->filled_until_ns = end;
     if (s->nresv == FIKIT_MAX_RESERVATIONS) {
         /* Full: merge into the latest one, keeping the total end. */
         size_t last = 0;
@@ -249,21 +262,52 @@ static void emit(struct fikit_sched *s, size_t i, enum fikit_grant_reason why, u
 
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* Whether held request i, of the given level, may fill budget ns of room. */
-static bool fits(const struct fikit_sched *s, size_t i, int level, uint64_t budget)
+uint64_t fikit_task_room(const struct fikit_gap_pred *gap, uint64_t busy_until_ns, uint64_t now,
+                         double confidence)
 {
-    const struct fikit_request *r = &s->req[i];
-    return r->level == level && r->dur_ns != 0 && r->dur_ns <= budget && is_stream_head(s, i);
+    if (now < busy_until_ns)
+        return 0;
+    return fikit_gap_remaining(gap, now - busy_until_ns, confidence);
 }
 
-/* The predicted room left in the gap that the top level is in: 0 while any
- * of its tasks is busy or its gap is unknown; with several tasks on the top
- * level, the gap is the one they all share. *wake is lowered to when the
- * answer changes by itself (a busy task's work ends, a task turns idle). */
-static uint64_t top_level_room(const struct fikit_sched *s, int top, uint64_t now,
-                               uint64_t *wake, bool *busy)
+void fikit_fill_rooms_init(struct fikit_fill_rooms *r)
 {
-    uint64_t room = UINT64_MAX;
+    *r = (struct fikit_fill_rooms){.gap_start_ns = 0, .first = UINT64_MAX, .more = UINT64_MAX,
+                                   .starving = UINT64_MAX};
+}
+
+void fikit_fill_rooms_add(struct fikit_fill_rooms *r, const struct fikit_gap_pred *gap,
+                          uint64_t busy_until_ns, uint64_t now, double confidence,
+                          uint64_t max_queued_ns, uint64_t overhead_ns)
+{
+    if (busy_until_ns > r->gap_start_ns)
+        r->gap_start_ns = busy_until_ns;
+    uint64_t first = fikit_task_room(gap, busy_until_ns, now, confidence);
+    uint64_t more = first, bound = max_queued_ns + overhead_ns;
+    if (max_queued_ns && first > bound) {
+        uint64_t sure = fikit_task_room(gap, busy_until_ns, now, FIKIT_SURE_CONFIDENCE);
+        more = sure > bound ? sure : bound;
+    }
+    r->first = min64(r->first, first);
+    r->more = min64(r->more, more);
+    r->starving = min64(r->starving, fikit_task_room(gap, busy_until_ns, now,
+                                                     FIKIT_SCHED_STARVING_CONFIDENCE));
+}
+
+void fikit_fill_rooms_done(struct fikit_fill_rooms *r)
+{
+    if (r->first == UINT64_MAX)
+        r->first = r->more = r->starving = 0;
+}
+
+/* The predicted rooms left in the gap that the top level is in; with
+ * several tasks on the top level, the gap is the one they all share. *wake
+ * is lowered to when the answer changes by itself (a busy task's work ends,
+ * a task turns idle). */
+static void top_level_room(const struct fikit_sched *s, int top, uint64_t now, uint64_t *wake,
+                           bool *busy, struct fikit_fill_rooms *rooms)
+{
+    fikit_fill_rooms_init(rooms);
     *busy = false;
     for (int i = 0; i < FIKIT_MAX_TASKS; i++) {
         const struct fikit_task_state *t = &s->tasks[i];
@@ -272,14 +316,52 @@ static uint64_t top_level_room(const struct fikit_sched *s, int top, uint64_t no
         *wake = min64(*wake, idle_deadline(s, t));
         if (now < t->busy_until_ns) {
             *wake = min64(*wake, t->busy_until_ns);
-            room = 0;
             *busy = true;
-        } else {
-            room = min64(room, fikit_gap_remaining(&t->gap, now - t->busy_until_ns,
-                                                   s->p.gap_confidence));
         }
+        fikit_fill_rooms_add(rooms, &t->gap, t->busy_until_ns, now, s->p.gap_confidence,
+                             s->p.max_queued_ns, s->p.substrate_cost_ns + s->p.safety_margin_ns);
     }
-    return room == UINT64_MAX ? 0 : room;
+    fikit_fill_rooms_done(rooms);
+}
+
+static bool starving(const struct fikit_sched *s, const struct fikit_request *r, uint64_t now)
+{
+    return s->p.starve_after_ns && now - r->posted_ns >= s->p.starve_after_ns;
+}
+
+/* The gap being filled: from start (where granted work is predicted to
+ * end) to end, or to end_starving for a stream head held starve_after_ns;
+ * overhead is the substrate cost and safety margin. */
+struct fill_window {
+    uint64_t start, end, end_starving, overhead;
+};
+
+static void window_at(struct fill_window *w, const struct fikit_fill_rooms *rooms, uint64_t now,
+                      uint64_t start, uint64_t filled_until)
+{
+    w->start = start;
+    w->end = fikit_fill_end(rooms, now, filled_until);
+    w->end_starving = now + rooms->starving;
+}
+
+/* The device time held request i would take in the window, 0 if it does
+ * not fit: its predicted duration, or for a starving one with no
+ * measurement the whole of the median room. *starved: fitted as starving. */
+static uint64_t fit_len(const struct fikit_sched *s, size_t i, const struct fill_window *w,
+                        uint64_t now, bool *starved)
+{
+    const struct fikit_request *r = &s->req[i];
+    *starved = false;
+    if (!is_stream_head(s, i))
+        return 0;
+    if (fikit_fill_fits(w->start, w->end, w->overhead, r->dur_ns))
+        return r->dur_ns;
+    if (!starving(s, r, now))
+        return 0;
+    *starved = true;
+    if (r->dur_ns)
+        return fikit_fill_fits(w->start, w->end_starving, w->overhead, r->dur_ns) ? r->dur_ns : 0;
+    return w->end_starving > w->start + w->overhead ? w->end_starving - w->start - w->overhead : 0;
 }
 
 size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_grant *out,
@@ -307,61 +389,72 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
     if (s->nreq == 0 || n == max)
         return n;
 
-    if (s->p.policy == FIKIT_POLICY_STRICT) {
-        /* Only idleness matters: wake at the earliest idle deadline (a
-         * launch meanwhile only moves it later). */
-        (void)top_level_room(s, top, now, wake_ns, &busy);
-        return n;
-    }
+    struct fikit_fill_rooms rooms;
+    top_level_room(s, top, now, wake_ns, &busy, &rooms);
+    if (s->p.policy == FIKIT_POLICY_STRICT)
+        return n; /* only idleness matters: wake at the earliest idle deadline */
 
-    uint64_t room = top_level_room(s, top, now, wake_ns, &busy);
     uint64_t reserved_until = fikit_sched_reserved_until(s, now);
-    if (room > 0) {
-        uint64_t start = reserved_until;
-        uint64_t end = now + room;
-        uint64_t overhead = s->p.substrate_cost_ns + s->p.safety_margin_ns;
-        uint64_t budget = end > start + overhead ? end - start - overhead : 0;
+    if (rooms.starving > 0) { /* the median room is never the smaller */
+        struct fill_window w = {.overhead = s->p.substrate_cost_ns + s->p.safety_margin_ns};
+        uint64_t filled = s->filled_until_ns > s->client_fill_until_ns ? s->filled_until_ns
+                                                                         : s->client_fill_until_ns;
+        window_at(&w, &rooms, now, reserved_until, filled);
         for (;;) {
             /* BestPrioFit: the first level (highest priority) that has a
              * fitting stream head; within it, the longest one, unless one
              * that fitted was passed over too often: then the oldest such
              * (req[] is in posting order, so the first found). */
-            size_t best = SIZE_MAX, starved = SIZE_MAX;
+            size_t best = SIZE_MAX, passed = SIZE_MAX;
+            uint64_t best_len = 0;
+            bool best_starving = false;
             int level = top + 1;
             for (; level < FIKIT_LEVELS && best == SIZE_MAX; level++) {
                 for (size_t i = 0; i < s->nreq; i++) {
-                    const struct fikit_request *r = &s->req[i];
-                    if (!fits(s, i, level, budget))
+                    bool st;
+                    uint64_t len = s->req[i].level == level ? fit_len(s, i, &w, now, &st) : 0;
+                    if (!len)
                         continue;
-                    if (best == SIZE_MAX || r->dur_ns > s->req[best].dur_ns)
+                    if (best == SIZE_MAX || len > best_len) {
                         best = i;
-                    if (starved == SIZE_MAX && r->passed_over >= FIKIT_SCHED_MAX_PASSED_OVER)
-                        starved = i;
+                        best_len = len;
+                        best_starving = st;
+                    }
+                    if (passed == SIZE_MAX && s->req[i].passed_over >= FIKIT_SCHED_MAX_PASSED_OVER)
+                        passed = i;
                 }
             }
             if (best == SIZE_MAX || n == max)
                 break;
-            if (starved != SIZE_MAX)
-                best = starved;
-            for (size_t i = 0; i < s->nreq; i++)
-                if (i != best && fits(s, i, level - 1, budget))
+            if (passed != SIZE_MAX && passed != best) {
+                best = passed;
+                best_len = fit_len(s, best, &w, now, &best_starving);
+            }
+            for (size_t i = 0; i < s->nreq; i++) {
+                bool st;
+                if (i != best && s->req[i].level == level - 1 && fit_len(s, i, &w, now, &st))
                     s->req[i].passed_over++;
-            uint64_t d = s->req[best].dur_ns;
+            }
             uint32_t grantee = s->req[best].task_id;
-            emit(s, best, FIKIT_GRANT_FIT, now, end > start ? end - start : 0, &out[n++]);
-            budget -= d;
-            start += d;
-            reserve(s, grantee, start);
-            reserved_until = start;
+            uint64_t end = best_starving ? w.end_starving : w.end;
+            emit(s, best, best_starving ? FIKIT_GRANT_STARVED : FIKIT_GRANT_FIT, now,
+                 end > w.start ? end - w.start : 0, &out[n++]);
+            window_at(&w, &rooms, now, w.start + best_len, w.start + best_len);
+            reserve(s, grantee, w.start);
+            reserved_until = w.start;
         }
     }
     if (s->nreq) {
         s->watch_launches = !busy;
         /* Room grows when granted work ends, and the remaining-gap estimate
-         * moves as the gap ages: look again. */
+         * moves as the gap ages: look again; and when a held launch starts
+         * to starve. */
         if (reserved_until > now)
             *wake_ns = min64(*wake_ns, reserved_until);
         *wake_ns = min64(*wake_ns, now + s->p.recheck_ns);
+        for (size_t i = 0; s->p.starve_after_ns && i < s->nreq; i++)
+            if (!starving(s, &s->req[i], now))
+                *wake_ns = min64(*wake_ns, s->req[i].posted_ns + s->p.starve_after_ns);
     }
     return n;
 }

@@ -16,8 +16,10 @@
  *    FIKIT_SCHED_MAX_PASSED_OVER times goes first when it next fits;
  *  - only the oldest held launch of each (task, stream) may be granted, so
  *    launch order within a stream never changes;
- *  - a kernel with no measurement (duration 0) runs only while no higher
- *    level is active;
+ *  - a stream head held for starve_after_ns fits at the median remaining
+ *    gap instead of the gap_confidence quantile; one with no measurement
+ *    (duration 0) otherwise runs only while no higher level is active, and
+ *    after starve_after_ns takes the median remaining gap whole;
  *  - strict never fills gaps; passthrough grants everything at once. */
 #ifndef FIKIT_CORE_SCHED_H
 #define FIKIT_CORE_SCHED_H
@@ -50,7 +52,13 @@ struct fikit_sched_params {
     uint64_t idle_after_ns;      /* the idle threshold; with idle_learned, its floor */
     bool idle_learned;           /* idle_after_us = auto: from each task's longest gap */
     uint64_t recheck_ns;         /* re-evaluation period of a gap that fits nothing */
+    uint64_t starve_after_ns;    /* held this long: fitted at the median; 0: never */
+    uint64_t max_queued_ns;      /* work a lower level keeps queued ahead while a higher
+                                  * level has a task (the clients keep to it); 0: no bound */
 };
+
+/* The confidence a starving stream head is fitted at: the median. */
+#define FIKIT_SCHED_STARVING_CONFIDENCE 0.5
 
 void fikit_sched_params_default(struct fikit_sched_params *p);
 
@@ -84,6 +92,7 @@ enum fikit_grant_reason {
     FIKIT_GRANT_FIT,          /* fits the predicted gap of the top level */
     FIKIT_GRANT_PASSTHROUGH,  /* policy passthrough */
     FIKIT_GRANT_RELEASE,      /* released without a decision (shutdown) */
+    FIKIT_GRANT_STARVED,      /* held starve_after: fitted at the median remaining gap */
 };
 
 const char *fikit_grant_reason_name(enum fikit_grant_reason r);
@@ -122,6 +131,12 @@ struct fikit_sched {
     uint64_t next_seq;
     struct fikit_reservation resv[FIKIT_MAX_RESERVATIONS];
     size_t nresv;
+    /* Lower-level work that clients put into a gap by themselves (the
+     * segment's fill_until_ns): predicted to run until then. */
+    uint64_t client_fill_until_ns;
+    /* The latest predicted end of lower-level work fikitd put into a gap,
+     * never lowered: whether a gap has been filled yet (fikit_fill_end). */
+    uint64_t filled_until_ns;
     /* Set by decide: whether a new launch of the top level could allow a
      * grant before wake_ns. False while a top task is still busy (a launch
      * only extends that) and under strict (only idleness matters), so an
@@ -130,8 +145,12 @@ struct fikit_sched {
 };
 
 /* The predicted end of granted lower-level work still running at now
- * (expired reservations are dropped); now if there is none. */
+ * (expired reservations are dropped), the clients' own fills included; now
+ * if there is none. */
 uint64_t fikit_sched_reserved_until(struct fikit_sched *s, uint64_t now);
+/* The predicted end of the work this scheduler granted into gaps whose
+ * grantees still live (0: none), clients' fills not included. */
+uint64_t fikit_sched_granted_until(const struct fikit_sched *s);
 
 void fikit_sched_init(struct fikit_sched *s, const struct fikit_sched_params *p);
 
@@ -175,6 +194,59 @@ bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_tas
 int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now);
 /* Whether a launch of a task at level must be held at now. */
 bool fikit_sched_must_hold(const struct fikit_sched *s, int level, uint64_t now);
+
+/* The predicted room left at now in the gap of one task of the top level
+ * whose work is predicted to end at busy_until_ns and whose next gap is
+ * gap, at the given confidence: 0 while it is busy or its gap is unknown. */
+uint64_t fikit_task_room(const struct fikit_gap_pred *gap, uint64_t busy_until_ns, uint64_t now,
+                         double confidence);
+
+/* The quantile of the remaining gap that counts as certain. */
+#define FIKIT_SURE_CONFIDENCE 0.01
+
+/* What lower levels may put into the gap that the top level is in, at now;
+ * the scheduler and the client's own gap filling (interpose/gate.c) share
+ * it. The first fill of a gap may take what the gap_confidence quantile of
+ * the remaining gap allows. Later ones keep the lower work in flight within
+ * max_queued_ns (plus the overhead each fill pays), unless the gap is near
+ * certain (FIKIT_SURE_CONFIDENCE) to last longer: filled on and on, a gap
+ * whose end nobody can predict (a request arriving at random) ends with
+ * lower work in flight, which the high-priority launch then waits for. 0
+ * everywhere while a top task is busy or its gap is unknown. */
+struct fikit_fill_rooms {
+    uint64_t gap_start_ns; /* when the top level's work is predicted to have ended */
+    uint64_t first;        /* room for the first fill of the gap */
+    uint64_t more;         /* room once lower work went into the gap */
+    uint64_t starving;     /* the median remaining gap (starve_after_ns) */
+};
+
+void fikit_fill_rooms_init(struct fikit_fill_rooms *r);
+/* One task of the top level, whose work is predicted to end at busy_until_ns
+ * and be followed by gap: the rooms become the smaller of theirs and its.
+ * overhead_ns: the substrate cost and safety margin a fill pays. */
+void fikit_fill_rooms_add(struct fikit_fill_rooms *r, const struct fikit_gap_pred *gap,
+                          uint64_t busy_until_ns, uint64_t now, double confidence,
+                          uint64_t max_queued_ns, uint64_t overhead_ns);
+/* After the last add: no task, no room. */
+void fikit_fill_rooms_done(struct fikit_fill_rooms *r);
+
+/* Where the room for more lower work ends, when the latest lower work put
+ * into any gap was predicted to end at filled_until_ns. */
+static inline uint64_t fikit_fill_end(const struct fikit_fill_rooms *r, uint64_t now,
+                                      uint64_t filled_until_ns)
+{
+    return now + (filled_until_ns <= r->gap_start_ns ? r->first : r->more);
+}
+
+/* Whether lower-level work of dur_ns, queued behind work predicted to end
+ * at start_ns, fits a gap predicted to end at end_ns after paying
+ * overhead_ns (substrate cost and safety margin). */
+static inline bool fikit_fill_fits(uint64_t start_ns, uint64_t end_ns, uint64_t overhead_ns,
+                                   uint64_t dur_ns)
+{
+    return dur_ns != 0 && end_ns > start_ns && end_ns - start_ns >= overhead_ns &&
+           end_ns - start_ns - overhead_ns >= dur_ns;
+}
 
 /* Queues a held launch (seq and level are filled in). -ENOENT for an
  * unknown task, -ENOSPC when full. */

@@ -54,6 +54,8 @@ Test(config, defaults)
     cr_assert_eq(p.substrate_cost_ns, 250000, "the H200 time-slice switch");
     fikit_config_sched_params(&c, 42000, &p);
     cr_assert_eq(p.substrate_cost_ns, 42000, "a calibrated cost wins over the default");
+    cr_assert_eq(p.starve_after_ns, 100000000);
+    cr_assert_eq(p.max_queued_ns, 300000);
 }
 
 Test(config, every_key_is_read)
@@ -62,7 +64,8 @@ Test(config, every_key_is_read)
                               "[fikit]\nbackend = opencl\nlog_level = debug\n"
                               "[scheduler]\npolicy = strict\nsubstrate = mps\nsubstrate_cost_us = 12\n"
                               "safety_margin_us = 7\ngap_confidence = 0.25\nidle_after_us = 5000\n"
-                              "recheck_us = 300\npoll_us = 0\nspin_us = 70\n"
+                              "recheck_us = 300\npoll_us = 0\nspin_us = 70\nstarve_after_us = 0\n"
+                              "max_queued_us = 150\n"
                               "[daemon]\nsocket = /tmp/x.sock\nsocket_group = video\nstate_dir = /tmp/state\n"
                               "trace_events = 2048\n"
                               "[client]\non_daemon_missing = fail\nsample_rate = 0.5\n"
@@ -85,6 +88,12 @@ Test(config, every_key_is_read)
     cr_assert_eq(c.recheck_ns, 300000);
     cr_assert_eq(c.poll_ns, 0);
     cr_assert_eq(c.spin_ns, 70000);
+    cr_assert_eq(c.starve_after_ns, 0, "0 turns the starving rule off");
+    cr_assert_eq(c.max_queued_ns, 150000);
+    struct fikit_sched_params sp;
+    fikit_config_sched_params(&c, -1, &sp);
+    cr_assert_eq(sp.starve_after_ns, 0);
+    cr_assert_eq(sp.max_queued_ns, 150000);
     cr_assert_str_eq(c.socket_group, "video");
     cr_assert_str_eq(c.socket_path, "/tmp/x.sock");
     cr_assert_str_eq(c.state_dir, "/tmp/state");
@@ -123,7 +132,7 @@ Test(config, unknown_key)
     expect_error("[scheduler]\npolicy = fill\npolcy = strict\n",
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
                  "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, recheck_us, "
-                 "poll_us, spin_us)");
+                 "starve_after_us, max_queued_us, poll_us, spin_us)");
 }
 
 Test(config, bad_number)
@@ -133,6 +142,9 @@ Test(config, bad_number)
                  "from 0 to 1000000)");
     expect_error("[client]\nsample_rate = often\n",
                  "2: [client] sample_rate = often: not a number (accepted: a number from 0 to 1)");
+    expect_error("[scheduler]\nmax_queued_us = 2000000\n",
+                 "2: [scheduler] max_queued_us = 2000000: out of range (accepted: an integer "
+                 "from 0 to 1000000)");
     expect_error("[scheduler]\nsafety_margin_us = -5\n",
                  "2: [scheduler] safety_margin_us = -5: not a whole number (accepted: an integer "
                  "from 0 to 1000000)");

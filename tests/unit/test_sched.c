@@ -441,3 +441,144 @@ Test(sched, watches_launches_only_when_one_could_open_room)
     cr_assert_not(S.watch_launches, "strict waits for idleness only");
     cr_assert_eq(wake, 100 * US + 10 * MS);
 }
+
+/* A gap with no predictable end, like the wait for a request that arrives at
+ * random: roughly exponential with a 1 ms mean. */
+static void launch_uncertain(uint32_t id, uint64_t now, uint64_t dur)
+{
+    static const uint32_t q_us[FIKIT_GAP_POINTS] = {0, 50, 100, 290, 690, 1390, 2300, 4600};
+    struct fikit_gap_pred gp;
+    for (int i = 0; i < FIKIT_GAP_POINTS; i++)
+        gp.q_ns[i] = q_us[i] * (uint32_t)US;
+    struct fikit_task_state *t = fikit_sched_task(&S, id);
+    fikit_sched_note_launch(&S, id, now, fikit_busy_until(t->busy_until_ns, now, dur), &gp);
+}
+
+Test(sched, uncertain_gap_is_filled_on_at_most_max_queued_ahead)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.max_queued_ns = 60 * US;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch_uncertain(1, 0, 10 * US);
+    /* 400 us into the gap, nine times in ten it lasts 100 us more, but its
+     * end is never sure. */
+    struct fikit_fill_rooms rooms;
+    fikit_fill_rooms_init(&rooms);
+    struct fikit_task_state *t = fikit_sched_task(&S, 1);
+    fikit_fill_rooms_add(&rooms, &t->gap, t->busy_until_ns, 410 * US, 0.1, 60 * US, 0);
+    fikit_fill_rooms_done(&rooms);
+    cr_assert_eq(rooms.gap_start_ns, 10 * US);
+    cr_assert_gt(rooms.first, 100 * US);
+    cr_assert_lt(rooms.first, 110 * US);
+    cr_assert_eq(rooms.more, 60 * US);
+    struct fikit_fill_rooms paid;
+    fikit_fill_rooms_init(&paid);
+    fikit_fill_rooms_add(&paid, &t->gap, t->busy_until_ns, 410 * US, 0.1, 60 * US, 20 * US);
+    fikit_fill_rooms_done(&paid);
+    cr_assert_eq(paid.more, 80 * US, "the bound is on the work in flight, beside what a fill pays");
+    hold(2, 1, 1, 70 * US, 400 * US);
+    hold(2, 2, 2, 50 * US, 400 * US);
+    hold(2, 3, 3, 40 * US, 400 * US);
+    cr_assert_eq(decide(410 * US), 1);
+    cr_assert_eq(G[0].ticket, 1, "the first fill of the gap: the longest that fits the p10 room");
+    cr_assert_eq(G[0].room_ns, rooms.first);
+    /* Filling on, whatever is in flight when the request comes delays it:
+     * no more than 60 us ahead of now. */
+    cr_assert_eq(decide(450 * US), 0, "30 us ahead: 30 us of bound left");
+    cr_assert_eq(decide(480 * US), 1);
+    cr_assert_eq(G[0].ticket, 2);
+    cr_assert_eq(G[0].room_ns, 60 * US);
+    cr_assert_eq(decide(490 * US), 0, "the 40 us one waits for the 50 us one to near its end");
+
+    /* A gap sure to last (host work of a fixed length) is not bounded. */
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.max_queued_ns = 150 * US;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 1 * MS);
+    hold(2, 1, 1, 400 * US, 0);
+    hold(2, 2, 2, 400 * US, 0);
+    cr_assert_eq(decide(10 * US), 2, "800 us of a sure 1 ms gap");
+}
+
+Test(sched, starving_kernel_fits_the_median_after_starve_after)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.max_queued_ns = 0;
+    S.p.starve_after_ns = 5 * MS;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch_uncertain(1, 0, 10 * US);
+    struct fikit_task_state *t = fikit_sched_task(&S, 1);
+    uint64_t tenth = fikit_task_room(&t->gap, t->busy_until_ns, 1 * MS, 0.1);
+    uint64_t median = fikit_task_room(&t->gap, t->busy_until_ns, 1 * MS, 0.5);
+    uint64_t dur = (tenth + median) / 2; /* longer than the p10 room, within the median */
+    hold(2, 1, 1, dur, 0);
+    cr_assert_eq(decide(1 * MS), 0, "too long for the gap_confidence room");
+    cr_assert_eq(wake, 2 * MS, "the recheck comes before starve_after");
+    cr_assert_eq(decide(2 * MS), 0);
+    /* Relaunch so the gap is as young at 5 ms as it was at 1 ms. */
+    launch_uncertain(1, 4 * MS, 10 * US);
+    cr_assert_eq(decide(5 * MS), 1, "held 5 ms: fitted at the median");
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_STARVED);
+    cr_assert_eq(G[0].room_ns, median);
+    cr_assert_eq(fikit_sched_reserved_until(&S, 5 * MS), 5 * MS + dur);
+}
+
+Test(sched, starving_wake_comes_at_starve_after)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.starve_after_ns = 500 * US;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch_uncertain(1, 0, 10 * US);
+    hold(2, 1, 1, 0, 100 * US);
+    cr_assert_eq(decide(100 * US), 0, "never measured: not before it starves");
+    cr_assert_eq(wake, 600 * US, "posted at 100 us, starving at 600 us");
+}
+
+Test(sched, starving_unmeasured_kernel_takes_the_median_room_whole)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 5 * US);
+    S.p.starve_after_ns = 5 * MS;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    hold(2, 1, 1, 0, 0);
+    launch_uncertain(1, 5 * MS, 10 * US);
+    struct fikit_task_state *t = fikit_sched_task(&S, 1);
+    uint64_t median = fikit_task_room(&t->gap, t->busy_until_ns, 5 * MS + 100 * US, 0.5);
+    cr_assert_eq(decide(5 * MS), 0, "the service is busy");
+    cr_assert_eq(decide(5 * MS + 100 * US), 1);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_STARVED);
+    cr_assert_eq(fikit_sched_reserved_until(&S, 5 * MS + 100 * US), 5 * MS + 100 * US + median - 5 * US,
+                 "its unknown length is given the median room, less the margin");
+    hold(2, 2, 1, 10 * US, 5 * MS + 100 * US);
+    cr_assert_eq(decide(5 * MS + 110 * US), 0, "nothing fits behind it");
+}
+
+Test(sched, what_clients_filled_is_taken)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 300 * US);
+    S.client_fill_until_ns = 200 * US; /* a client put 190 us of work into the gap itself */
+    hold(2, 1, 1, 150 * US, 0);
+    hold(2, 2, 2, 100 * US, 0);
+    cr_assert_eq(decide(10 * US), 1);
+    cr_assert_eq(G[0].ticket, 2, "110 us were left after the client's fill");
+    cr_assert_eq(G[0].room_ns, 110 * US);
+    cr_assert_eq(fikit_sched_reserved_until(&S, 10 * US), 300 * US);
+}
+
+Test(sched, strict_never_fills_even_a_starving_kernel)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    S.p.starve_after_ns = 1 * MS;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 10 * US, 50 * MS);
+    hold(2, 1, 1, 10 * US, 0);
+    cr_assert_eq(decide(5 * MS), 0);
+}
