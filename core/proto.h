@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 2 /* 2: status counts nudges */
+#define FIKIT_PROTO_VERSION 3 /* 2: status counts nudges; 3: and fills, paces, starved grants */
 #define FIKIT_MSG_MAX 8192
 
 enum fikit_msg_type {
@@ -87,7 +87,7 @@ struct fikit_msg_status_device {
     uint64_t substrate_cost_ns;
     uint64_t safety_margin_ns;
     uint64_t held_now;
-    uint64_t grants_free, grants_fit, grants_other;
+    uint64_t grants_free, grants_fit, grants_starved, grants_other;
     uint64_t nudges; /* held threads woken ahead of a decision */
     /* The arbiter's latency since fikitd started (see fikitd_device). */
     uint64_t pickups, pickup_p50_ns, pickup_p99_ns, pickup_max_ns;
@@ -108,6 +108,7 @@ struct fikit_msg_status_task {
     uint32_t active;
     uint32_t pad;
     uint64_t launches, holds, grants, held_now;
+    uint64_t fills, paces; /* gaps filled without fikitd; waits for the queue to drain */
     uint64_t idle_after_ns;
     char name[64];
 };

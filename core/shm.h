@@ -20,7 +20,9 @@
 #include <stdint.h>
 
 #define FIKIT_SHM_MAGIC 0x314d53544b4946ull /* "FIKTSM1" */
-#define FIKIT_SHM_VERSION 3 /* 2: slots aligned to the cache line; 3: decision handshake */
+/* 2: slots aligned to the cache line; 3: decision handshake; 4: clients fill
+ * gaps themselves and pace their queue */
+#define FIKIT_SHM_VERSION 4
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -86,6 +88,8 @@ struct fikit_shm_slot {
     _Atomic uint64_t holds;
     _Atomic uint64_t grants;
     _Atomic uint64_t waiters_posted; /* bumped on every post: fikitd's hint */
+    _Atomic uint64_t fills;          /* launches that filled a gap by themselves */
+    _Atomic uint64_t paces;          /* launches that waited for their queue to drain */
     struct fikit_shm_waiter waiters[FIKIT_SHM_WAITERS];
     _Atomic uint64_t trace_head; /* total events written; ring index = head % size */
     struct fikit_trace_event trace[FIKIT_SHM_TRACE];
@@ -109,6 +113,19 @@ struct fikit_shm_header {
     _Atomic uint64_t pass_begun;  /* the arbiter's passes over the slots: the number of the */
     _Atomic uint64_t pass_done;   /* last one started, and of the last one finished */
     _Atomic uint64_t spin_ns;     /* how long before it waiters spin instead of sleeping */
+    /* A lower-level launch that finds the top level in a gap, and nothing
+     * held in fikitd's queue, fills the gap by itself (no round trip):
+     * under the same fit test as fikitd's (fikit_fill_fits, with these
+     * parameters) it advances fill_until_ns, the predicted end of the
+     * lower-level work clients put into a gap, behind granted_until_ns,
+     * that of the work fikitd granted (dropped when its grantee dies).
+     * fikitd locks fill_until_ns (its low bit) while it decides, so the two
+     * never give the same room twice. */
+    _Atomic uint64_t fill_overhead_ns; /* substrate cost + safety margin */
+    _Atomic uint32_t gap_confidence_ppm;
+    _Atomic uint32_t queued;           /* held launches in fikitd's queue after its last pass */
+    _Atomic uint64_t fill_until_ns;
+    _Atomic uint64_t granted_until_ns;    _Atomic uint64_t max_queued_ns;    /* lower-level work queued ahead; 0: no bound */
     char device_key[128];
     char device_model[128];
 };
@@ -148,6 +165,19 @@ bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_l
 /* fikitd nudges a sleeping held thread only if it would wake by itself more
  * than this after it should start spinning for the next decision. */
 #define FIKIT_NUDGE_SLACK_NS (5 * 1000ull)
+
+/* fikitd, around a decision: takes fill_until_ns (clients then hold
+ * instead of filling) and returns its value; gives it back with
+ * granted_until_ns set to the end of the work it granted. */
+uint64_t fikit_shm_fill_lock(struct fikit_shm_header *hdr);
+void fikit_shm_fill_unlock(struct fikit_shm_header *hdr, uint64_t granted_until);
+/* A client: puts dur_ns of work into the gap described by rooms, after the
+ * fill already there (or now) and the overhead, if it fits and fikitd is
+ * not deciding. Returns the room it found (end - start), 0 if it did not
+ * take it. */
+uint64_t fikit_shm_fill_take(struct fikit_shm_header *hdr, uint64_t now,
+                             const struct fikit_fill_rooms *rooms, uint64_t overhead_ns,
+                             uint64_t dur_ns);
 
 /* A short pause inside a spin loop. */
 static inline void fikit_cpu_relax(void)

@@ -120,6 +120,21 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                     dev, e->slot, us(e->t_ns), e->key, us(e->a));
             written++;
             break;
+        case FIKIT_TRACE_FILL:
+            sep(f, first);
+            fprintf(f, "{\"name\":\"filled a gap\",\"cat\":\"fill\",\"ph\":\"i\",\"s\":\"t\","
+                       "\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
+                       "\"room_us\":%.3f,\"predicted_us\":%.3f}}",
+                    dev, e->slot, us(e->t_ns), e->key, us(e->a), us(e->b));
+            written++;
+            break;
+        case FIKIT_TRACE_PACE:
+            sep(f, first);
+            fprintf(f, "{\"name\":\"paced\",\"cat\":\"pace\",\"ph\":\"X\",\"pid\":%d,"
+                       "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"queued_us\":%.3f}}",
+                    dev, e->slot, us(e->t_ns > e->b ? e->t_ns - e->b : 0), us(e->b), us(e->a));
+            written++;
+            break;
         default:
             break;
         }

@@ -16,6 +16,9 @@ enum fikit_trace_type {
                              * b = predicted duration, c = when it was posted */
     FIKIT_TRACE_GAP = 4,    /* a measured gap: a = seen, b = predicted p10, c = predicted p50 */
     FIKIT_TRACE_KERNEL = 5, /* a measured kernel: a = duration */
+    FIKIT_TRACE_FILL = 6,   /* a launch filled a gap by itself: a = room, b = predicted duration */
+    FIKIT_TRACE_PACE = 7,   /* a launch waited for its queue to drain, until t_ns: a = queued,
+                             * b = waited */
 };
 
 struct fikit_trace_event {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 /* --------------------------------------------------------- kernel names */
@@ -53,35 +54,60 @@ void fikit_gate_forget_all_kernels(void) { fikit_ptrmap_clear(&names); }
 
 /* ------------------------------------------------------------- holding */
 
-/* Whether a task of a higher level than ours is active, read from the
- * other slots: the same test fikitd makes (fikit_task_is_active). */
-static bool higher_level_active(const struct fikit_registration *r, uint64_t now)
+/* What the levels above a launch's task mean for it, read from the other
+ * slots with the same tests fikitd makes (fikit_task_is_active,
+ * fikit_task_room). */
+enum above {
+    ABOVE_NONE,   /* no higher level has a task here (or no scheduling): go */
+    ABOVE_IDLE,   /* higher levels have tasks, none active: go, queue bounded */
+    ABOVE_ACTIVE, /* a higher level is active: fill its gap, else hold */
+};
+
+/* *rooms: what lower work may put into the gap of the highest active level
+ * (ABOVE_ACTIVE only). */
+static enum above levels_above(const struct fikit_registration *r, uint64_t now,
+                               struct fikit_fill_rooms *rooms)
 {
     struct fikit_shm *shm = r->shm;
     if (atomic_load_explicit(&shm->hdr.daemon_state, memory_order_relaxed) != FIKIT_DAEMON_RUNNING ||
         atomic_load_explicit(&shm->hdr.policy, memory_order_relaxed) == FIKIT_POLICY_PASSTHROUGH)
-        return false;
+        return ABOVE_NONE;
     uint32_t higher = atomic_load_explicit(&shm->hdr.level_mask, memory_order_relaxed) &
                       ((1u << r->level) - 1u);
     if (!higher)
-        return false; /* the high-priority fast path: one load */
+        return ABOVE_NONE; /* the high-priority fast path: one load */
     uint64_t idle_after = atomic_load_explicit(&shm->hdr.idle_after_ns, memory_order_relaxed);
     bool idle_learned = atomic_load_explicit(&shm->hdr.idle_learned, memory_order_relaxed);
+    double confidence = atomic_load_explicit(&shm->hdr.gap_confidence_ppm, memory_order_relaxed) / 1e6;
+    uint64_t max_queued = atomic_load_explicit(&shm->hdr.max_queued_ns, memory_order_relaxed);
+    uint64_t overhead = atomic_load_explicit(&shm->hdr.fill_overhead_ns, memory_order_relaxed);
     uint64_t slots = atomic_load_explicit(&shm->hdr.slot_mask, memory_order_acquire) &
                      ~(1ull << r->slot_index);
+    int top = FIKIT_LEVELS;
     for (; slots; slots &= slots - 1) {
         const struct fikit_shm_slot *sl = &shm->slots[__builtin_ctzll(slots)];
-        if (sl->level >= r->level ||
+        if (sl->level >= r->level || sl->level > top ||
             atomic_load_explicit(&sl->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
             continue;
         struct fikit_shm_launch pub;
-        if (!fikit_shm_read_launch(sl, &pub))
-            return true; /* being written right now: it is active */
-        uint64_t idle = fikit_idle_threshold(idle_learned, idle_after, pub.idle_after_ns);
-        if (fikit_task_is_active(pub.launches, pub.last_launch_ns, pub.busy_until_ns, idle, now))
-            return true;
+        if (fikit_shm_read_launch(sl, &pub)) {
+            uint64_t idle = fikit_idle_threshold(idle_learned, idle_after, pub.idle_after_ns);
+            if (!fikit_task_is_active(pub.launches, pub.last_launch_ns, pub.busy_until_ns, idle, now))
+                continue;
+        } else {
+            /* Being written right now: active, busy, its gap unknown. */
+            memset(&pub, 0, sizeof pub);
+            pub.busy_until_ns = now + 1;
+        }
+        if (sl->level < top)
+            fikit_fill_rooms_init(rooms);
+        top = sl->level;
+        fikit_fill_rooms_add(rooms, &pub.gap, pub.busy_until_ns, now, confidence, max_queued, overhead);
     }
-    return false;
+    if (top == FIKIT_LEVELS)
+        return ABOVE_IDLE;
+    fikit_fill_rooms_done(rooms);
+    return ABOVE_ACTIVE;
 }
 
 static void trace(const struct fikit_registration *r, uint16_t type, uint64_t key, uint64_t a,
@@ -227,6 +253,70 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     atomic_store_explicit(&w->state, FIKIT_WAITER_FREE, memory_order_release);
 }
 
+/* A launch beside idle higher levels keeps the task's queued work within
+ * max_queued_ns: a GPU does not take back what it was given, so whatever
+ * is queued when a high-priority launch comes delays it. Sleeps until the
+ * queue has drained that far; returns whether it waited (the levels above
+ * are then looked at again). */
+static bool pace(struct fikit_registration *r, uint64_t now)
+{
+    uint64_t limit = atomic_load_explicit(&r->shm->hdr.max_queued_ns, memory_order_relaxed);
+    uint64_t busy = __atomic_load_n(&r->slot->pub.busy_until_ns, __ATOMIC_RELAXED);
+    if (!limit || busy <= now + limit)
+        return false;
+    uint64_t until = busy - limit;
+    struct timespec ts = {.tv_sec = (time_t)(until / FIKIT_NS_PER_S),
+                          .tv_nsec = (long)(until % FIKIT_NS_PER_S)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL); /* EINTR: looked at again */
+    atomic_fetch_add_explicit(&r->slot->paces, 1, memory_order_relaxed);
+    trace(r, FIKIT_TRACE_PACE, 0, busy - now, fikit_now_ns() - now);
+    return true;
+}
+
+/* A launch of a measured kernel that finds the top level in a gap with
+ * room for it, and nothing held for fikitd to decide about, goes into the
+ * gap at once: the fit test fikitd makes, without the round trip. */
+static bool fill(struct fikit_registration *r, uint64_t key, uint64_t dur, uint64_t now,
+                 const struct fikit_fill_rooms *rooms)
+{
+    struct fikit_shm_header *h = &r->shm->hdr;
+    if (!rooms->first || !dur || atomic_load_explicit(&h->policy, memory_order_relaxed) != FIKIT_POLICY_FILL ||
+        atomic_load_explicit(&h->queued, memory_order_relaxed))
+        return false;
+    uint64_t found = fikit_shm_fill_take(h, now, rooms,
+                                         atomic_load_explicit(&h->fill_overhead_ns, memory_order_relaxed),
+                                         dur);
+    if (!found)
+        return false;
+    atomic_fetch_add_explicit(&r->slot->fills, 1, memory_order_relaxed);
+    trace(r, FIKIT_TRACE_FILL, key, found, dur);
+    return true;
+}
+
+/* Whether the launch goes now, fills a gap by itself, waits for its queue
+ * to drain, or is held for fikitd: returns when it may go. */
+static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur,
+                      uint64_t now)
+{
+    for (;;) {
+        struct fikit_fill_rooms rooms;
+        switch (levels_above(r, now, &rooms)) {
+        case ABOVE_NONE:
+            return now;
+        case ABOVE_IDLE:
+            if (!pace(r, now))
+                return now;
+            now = fikit_now_ns();
+            break;
+        case ABOVE_ACTIVE:
+            if (fill(r, key, dur, now, &rooms))
+                return now;
+            hold(r, stream, key, dur, now);
+            return fikit_now_ns();
+        }
+    }
+}
+
 /* ------------------------------------------------------------ the gate */
 
 
@@ -265,11 +355,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
 
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
     if (r) {
-        uint64_t now = fikit_now_ns();
-        if (higher_level_active(r, now)) {
-            hold(r, l->stream, g->key, dur, now);
-            now = fikit_now_ns();
-        }
+        uint64_t now = admit(r, l->stream, g->key, dur, fikit_now_ns());
         struct fikit_gap_pred gap;
         fikit_predict_gap(d->pred, g->prev, g->key, &gap);
         uint64_t busy = fikit_shm_publish_launch(r->slot, now, dur, g->key, &gap,

@@ -21,7 +21,8 @@ static void usage(FILE *f)
                "arbiter queueing it; pass: one look at every slot and the scheduler); then\n"
                "every task:\n"
                "its slot, pid, priority (and what it asked for, if [limits] lowered it),\n"
-               "whether it is active, its launches, holds and grants.\n"
+               "whether it is active, its launches, holds and grants, the launches that filled\n"
+               "a gap by themselves (fills) and that waited for their queue to drain (paces).\n"
                "\n"
                "Options:\n"
                "  -c, --config FILE   read the socket path from this fikit.ini\n"
@@ -112,18 +113,19 @@ int fikit_cmd_status(int argc, char **argv)
             printf("  model %s; policy %s; substrate cost %.0f us; safety margin %.0f us%s\n",
                    d->model, fikit_policy_name(d->policy), d->substrate_cost_ns / 1000.0,
                    d->safety_margin_ns / 1000.0, d->trace_on ? "; tracing" : "");
-            printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu other; "
-                   "%llu held threads woken ahead of a decision\n",
+            printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu starved, "
+                   "%llu other; %llu held threads woken ahead of a decision\n",
                    top, (unsigned long long)d->held_now, (unsigned long long)d->grants_free,
-                   (unsigned long long)d->grants_fit, (unsigned long long)d->grants_other,
-                   (unsigned long long)d->nudges);
+                   (unsigned long long)d->grants_fit, (unsigned long long)d->grants_starved,
+                   (unsigned long long)d->grants_other, (unsigned long long)d->nudges);
             printf("  arbiter: pickup p50 %.1f us, p99 %.1f us, max %.1f us (%llu launches); "
                    "pass p50 %.1f us, p99 %.1f us, max %.1f us (%llu passes)\n",
                    d->pickup_p50_ns / 1000.0, d->pickup_p99_ns / 1000.0, d->pickup_max_ns / 1000.0,
                    (unsigned long long)d->pickups, d->pass_p50_ns / 1000.0, d->pass_p99_ns / 1000.0,
                    d->pass_max_ns / 1000.0, (unsigned long long)d->passes);
-            printf("  %4s %8s %-20s %8s %-6s %10s %8s %8s %5s %9s\n", "slot", "pid", "task",
-                   "priority", "state", "launches", "holds", "grants", "held", "idle_ms");
+            printf("  %4s %8s %-20s %8s %-6s %10s %8s %8s %8s %8s %5s %9s\n", "slot", "pid", "task",
+                   "priority", "state", "launches", "holds", "grants", "fills", "paces", "held",
+                   "idle_ms");
         } else if (type == FIKIT_MSG_STATUS_TASK) {
             const struct fikit_msg_status_task *t = fikit_proto_payload(buf);
             char prio[16];
@@ -131,9 +133,10 @@ int fikit_cmd_status(int argc, char **argv)
                 snprintf(prio, sizeof prio, "%d(<-%d)", t->level, t->requested_level);
             else
                 snprintf(prio, sizeof prio, "%d", t->level);
-            printf("  %4u %8d %-20s %8s %-6s %10llu %8llu %8llu %5llu %9.1f\n", t->slot, t->pid,
-                   t->name, prio, t->active ? "active" : "idle", (unsigned long long)t->launches,
+            printf("  %4u %8d %-20s %8s %-6s %10llu %8llu %8llu %8llu %8llu %5llu %9.1f\n", t->slot,
+                   t->pid, t->name, prio, t->active ? "active" : "idle", (unsigned long long)t->launches,
                    (unsigned long long)t->holds, (unsigned long long)t->grants,
+                   (unsigned long long)t->fills, (unsigned long long)t->paces,
                    (unsigned long long)t->held_now, t->idle_after_ns / 1e6);
         } else if (type == FIKIT_MSG_ERROR) {
             const struct fikit_msg_error *e = fikit_proto_payload(buf);

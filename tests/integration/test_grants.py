@@ -30,10 +30,10 @@ with Fikit() as fk:
     check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
 
     st = fk.status()
-    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) other; "
+    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) starved, (\d+) other; "
                   r"(\d+) held threads woken ahead of a decision", st)
     check(m is not None, "fikit status reports grants and nudges")
-    held_now, nudges = int(m.group(1)), int(m.group(5))
+    held_now, nudges = int(m.group(1)), int(m.group(6))
     check(held_now == 0, "nothing is held at the end")
     check(nudges > 0, f"{nudges} sleeping held threads were woken ahead of a sooner decision")
 

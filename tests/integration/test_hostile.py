@@ -10,7 +10,7 @@ import time
 from harness import BATCH, SERVICE, Fikit, check, fail, result
 
 HDR = struct.Struct("<IHHII")
-MAGIC, VERSION, REGISTER, REGISTER_OK, END, TRACE_DUMP, TRACE_EVENTS = 0x54494B46, 2, 3, 4, 9, 11, 13
+MAGIC, VERSION, REGISTER, REGISTER_OK, END, TRACE_DUMP, TRACE_EVENTS = 0x54494B46, 3, 3, 4, 9, 11, 13
 REG = struct.Struct("<64siIII128s128s")
 REG_OK = struct.Struct("<IiiIQQQQ")
 

@@ -52,8 +52,9 @@ def arbiter(status):
 
 
 def grants(status):
-    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) other", status)
-    return [int(x) for x in m.groups()]
+    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) starved, (\d+) other", status)
+    held, free, fit, starved, other = (int(x) for x in m.groups())
+    return held, free, fit + starved, other
 
 
 class Lane(threading.Thread):

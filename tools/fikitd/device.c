@@ -71,7 +71,7 @@ static void drain_trace_ring(struct fikitd_device *dev, int s)
         e.slot = (uint16_t)s; /* never trust the client's idea of its slot */
         e.level = (uint16_t)info->level;
         if (e.type == FIKIT_TRACE_LAUNCH || e.type == FIKIT_TRACE_HOLD || e.type == FIKIT_TRACE_GAP ||
-            e.type == FIKIT_TRACE_KERNEL)
+            e.type == FIKIT_TRACE_KERNEL || e.type == FIKIT_TRACE_FILL || e.type == FIKIT_TRACE_PACE)
             trace_add(dev, &e);
     }
 }
@@ -157,6 +157,8 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
         dev->grants_free++;
     else if (g->reason == FIKIT_GRANT_FIT)
         dev->grants_fit++;
+    else if (g->reason == FIKIT_GRANT_STARVED)
+        dev->grants_starved++;
     else
         dev->grants_other++;
     if (atomic_load(&dev->shm->hdr.trace_on)) {
@@ -222,11 +224,20 @@ static void *arbiter_main(void *arg)
         atomic_store(&dev->shm->hdr.pass_begun, ++dev->passes);
         uint64_t now = fikit_now_ns(), wake;
         sync_slots(dev, now);
+        /* With launches to decide about, the gap is fikitd's: clients that
+         * would fill it by themselves hold instead, and what they filled
+         * before is taken. What fikitd grants, they see taken after. */
+        bool deciding = dev->sched.nreq != 0;
+        if (deciding)
+            dev->sched.client_fill_until_ns = fikit_shm_fill_lock(&dev->shm->hdr);
         size_t n;
         do {
             n = fikit_sched_decide(&dev->sched, now, grants, 64, &wake);
+            if (deciding && n < 64)
+                fikit_shm_fill_unlock(&dev->shm->hdr, fikit_sched_granted_until(&dev->sched));
             apply_grants(dev, grants, n);
         } while (n == 64);
+        atomic_store(&dev->shm->hdr.queued, (uint32_t)dev->sched.nreq);
         (void)fikit_stat_add(&dev->pass, fikit_now_ns() - now);
         drain_trace_rings(dev);
         bool watch = dev->sched.watch_launches;
@@ -294,6 +305,9 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     atomic_store(&dev->shm->hdr.idle_after_ns, params->idle_after_ns);
     atomic_store(&dev->shm->hdr.idle_learned, params->idle_learned ? 1u : 0u);
     atomic_store(&dev->shm->hdr.spin_ns, spin_ns);
+    atomic_store(&dev->shm->hdr.fill_overhead_ns, params->substrate_cost_ns + params->safety_margin_ns);
+    atomic_store(&dev->shm->hdr.gap_confidence_ppm, (uint32_t)(params->gap_confidence * 1e6 + 0.5));
+    atomic_store(&dev->shm->hdr.max_queued_ns, params->max_queued_ns);
     fikit_sched_init(&dev->sched, params);
     fikit_stat_init(&dev->pickup);
     fikit_stat_init(&dev->pass);
@@ -384,6 +398,8 @@ void fikitd_device_remove_task(struct fikitd_device *dev, int s)
     if (atomic_load(&dev->shm->hdr.trace_on))
         drain_trace_ring(dev, s);
     fikit_sched_remove_task(&dev->sched, (uint32_t)s);
+    /* Its grants' device time is free at once, for the clients too. */
+    atomic_store(&dev->shm->hdr.granted_until_ns, fikit_sched_granted_until(&dev->sched));
     /* A free slot's launches count as nobody's activity. (Its publication is
      * not touched: a client killed mid-publication may hold its lock.) */
     atomic_store(&dev->shm->slots[s].state, FIKIT_SLOT_FREE);

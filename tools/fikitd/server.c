@@ -348,6 +348,7 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
         md.held_now = dev->sched.nreq;
         md.grants_free = dev->grants_free;
         md.grants_fit = dev->grants_fit;
+        md.grants_starved = dev->grants_starved;
         md.grants_other = dev->grants_other;
         md.nudges = dev->nudges;
         md.pickups = dev->pickup.count;
@@ -379,6 +380,8 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
             mt->launches = t ? t->launches : 0;
             mt->holds = atomic_load(&sl->holds);
             mt->grants = atomic_load(&sl->grants);
+            mt->fills = atomic_load(&sl->fills);
+            mt->paces = atomic_load(&sl->paces);
             for (size_t r = 0; r < dev->sched.nreq; r++)
                 if (dev->sched.req[r].task_id == (uint32_t)s)
                     mt->held_now++;
