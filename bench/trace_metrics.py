@@ -2,7 +2,11 @@
 """Scheduling figures from a fikit trace (the JSON that `fikit trace dump` writes).
 
   grants            held launches of the low-priority task that fikitd granted,
-                    and how many of them were fitted into a gap (reason "fit")
+                    and how many of them were fitted into a gap (reason "fit", or
+                    "starved": fitted at the median after waiting starve_after_us)
+  fills             its launches that filled a gap by themselves, without fikitd
+  paces             its launches that waited for their queue to drain (max_queued_us)
+                    beside an idle high-priority task, and how long in all
   grant latency     from fikitd's grant to the held launch going to the device,
                     p50 and p99 in microseconds: the release path (wake-up or
                     spin, then the launch)
@@ -40,8 +44,12 @@ def metrics(events, hp, lp):
                 j += 1
             if j < len(launches):
                 lat.append(launches[j] - g)
+        reasons = [e["args"]["reason"] for e in mine if e.get("cat") == "grant"]
+        paces = [e["dur"] for e in mine if e.get("cat") == "pace"]
         out.update(grants=len(grants), grant_latency_p50_us=q(lat, 0.5), grant_latency_p99_us=q(lat, 0.99),
-                   fits=sum(1 for e in mine if e.get("cat") == "grant" and e["args"]["reason"] == "fit"))
+                   fits=reasons.count("fit"), starved=reasons.count("starved"),
+                   fills=sum(1 for e in mine if e.get("cat") == "fill"),
+                   paces=len(paces), paced_ms=sum(paces) / 1e3)
     if hp in tid:
         gaps = [e["args"] for e in events if e.get("name") == "gap seen" and e["tid"] == tid[hp]
                 and e["args"]["predicted_us"] > 0]
@@ -56,8 +64,10 @@ def metrics(events, hp, lp):
 def summary(m):
     """One line of text for a metrics() dict."""
     nan = float("nan")
-    return (f"{m.get('grants', 0)} grants ({m.get('fits', 0)} into gaps), grant latency "
+    return (f"{m.get('fills', 0)} launches filled gaps by themselves; {m.get('grants', 0)} grants "
+            f"({m.get('fits', 0)} into gaps, {m.get('starved', 0)} starved), grant latency "
             f"p50 {m.get('grant_latency_p50_us', nan):.1f} us, p99 {m.get('grant_latency_p99_us', nan):.1f} us; "
+            f"{m.get('paces', 0)} waits for the queue to drain ({m.get('paced_ms', 0):.0f} ms); "
             + (f"{m['gaps_measured']} gaps measured: {m['gap_below_p10']:.0%} shorter than their predicted "
                f"p10, median error of the predicted p50 {m['gap_p50_rel_error']:.0%}."
                if "gaps_measured" in m else "no gaps measured."))
