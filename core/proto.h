@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 3 /* 2: status counts nudges; 3: and fills, paces, starved grants */
+#define FIKIT_PROTO_VERSION 3 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace events */
 #define FIKIT_MSG_MAX 8192
 
 enum fikit_msg_type {
@@ -92,6 +92,7 @@ struct fikit_msg_status_device {
     /* The arbiter's latency since fikitd started (see fikitd_device). */
     uint64_t pickups, pickup_p50_ns, pickup_p99_ns, pickup_max_ns;
     uint64_t passes, pass_p50_ns, pass_p99_ns, pass_max_ns;
+    uint64_t trace_lost; /* events the tasks' rings lost since tracing started */
     uint32_t trace_on;
     uint32_t pad;
     char key[128];

@@ -196,12 +196,39 @@ void fikit_futex_wake(_Atomic uint32_t *addr, int n)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, n, NULL, NULL, 0);
 }
 
+/* Wakes fikitd to drain the trace rings (a system call: only while tracing,
+ * and only at the crossings below). */
+static void trace_ring_bell(struct fikit_shm *shm)
+{
+    atomic_fetch_add_explicit(&shm->hdr.arbiter_futex, 1, memory_order_release);
+    fikit_futex_wake(&shm->hdr.arbiter_futex, 1);
+}
+
 void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
                      const struct fikit_trace_event *ev)
 {
     if (!atomic_load_explicit(&shm->hdr.trace_on, memory_order_relaxed))
         return;
     uint64_t i = atomic_fetch_add_explicit(&slot->trace_head, 1, memory_order_acq_rel);
+    /* fikitd drains on a timer, which a burst from many threads outruns:
+     * the writer that takes the event at each eighth past half full rings
+     * its bell, and one that would overwrite an unread event waits for it
+     * to be read, a bounded time (then it overwrites, and fikitd counts the
+     * loss). Tracing is for looking at scheduling; losing its events would
+     * make what it shows wrong, a short wait only makes a burst slower. */
+    uint64_t unread = i + 1 - atomic_load_explicit(&slot->trace_tail, memory_order_acquire);
+    if (unread >= FIKIT_SHM_TRACE / 2 && unread % (FIKIT_SHM_TRACE / 8) == 0)
+        trace_ring_bell(shm);
+    if (unread > FIKIT_SHM_TRACE) {
+        trace_ring_bell(shm);
+        for (int n = 0; n < FIKIT_TRACE_WAIT_NS / FIKIT_TRACE_WAIT_STEP_NS; n++) {
+            if (i + 1 - atomic_load_explicit(&slot->trace_tail, memory_order_acquire) <= FIKIT_SHM_TRACE ||
+                atomic_load_explicit(&shm->hdr.daemon_state, memory_order_relaxed) != FIKIT_DAEMON_RUNNING)
+                break;
+            struct timespec step = {0, FIKIT_TRACE_WAIT_STEP_NS};
+            nanosleep(&step, NULL);
+        }
+    }
     struct fikit_trace_event *e = &slot->trace[i % FIKIT_SHM_TRACE];
     __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
     atomic_thread_fence(memory_order_release);
@@ -217,13 +244,18 @@ void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
     __atomic_store_n(&e->seq, i + 1, __ATOMIC_RELEASE);
 }
 
-bool fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
-                          struct fikit_trace_event *out)
+int fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
+                         struct fikit_trace_event *out)
 {
     const struct fikit_trace_event *e = &slot->trace[i % FIKIT_SHM_TRACE];
-    if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != i + 1)
-        return false;
+    uint64_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+    if (seq > i + 1)
+        return FIKIT_TRACE_OVERWRITTEN;
+    if (seq != i + 1)
+        return FIKIT_TRACE_NOT_YET; /* not written yet, or being written */
     memcpy(out, (const void *)e, sizeof *out);
     atomic_thread_fence(memory_order_acquire);
-    return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == i + 1;
+    seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+    return seq == i + 1 ? FIKIT_TRACE_READ : seq == 0 || seq > i + 1 ? FIKIT_TRACE_OVERWRITTEN
+                                                                       : FIKIT_TRACE_NOT_YET;
 }

@@ -22,7 +22,7 @@
 #define FIKIT_SHM_MAGIC 0x314d53544b4946ull /* "FIKTSM1" */
 /* 2: slots aligned to the cache line; 3: decision handshake; 4: clients fill
  * gaps themselves and pace their queue */
-#define FIKIT_SHM_VERSION 4
+#define FIKIT_SHM_VERSION 5
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -92,6 +92,9 @@ struct fikit_shm_slot {
     _Atomic uint64_t paces;          /* launches that waited for their queue to drain */
     struct fikit_shm_waiter waiters[FIKIT_SHM_WAITERS];
     _Atomic uint64_t trace_head; /* total events written; ring index = head % size */
+    _Atomic uint64_t trace_tail; /* events fikitd has read: a writer that finds the ring
+                                  * half full rings fikitd's bell, so a burst of launches
+                                  * is drained before it overruns the ring */
     struct fikit_trace_event trace[FIKIT_SHM_TRACE];
 };
 
@@ -125,7 +128,8 @@ struct fikit_shm_header {
     _Atomic uint32_t gap_confidence_ppm;
     _Atomic uint32_t queued;           /* held launches in fikitd's queue after its last pass */
     _Atomic uint64_t fill_until_ns;
-    _Atomic uint64_t granted_until_ns;    _Atomic uint64_t max_queued_ns;    /* lower-level work queued ahead; 0: no bound */
+    _Atomic uint64_t granted_until_ns;
+    _Atomic uint64_t max_queued_ns;    /* lower-level work queued ahead; 0: no bound */
     char device_key[128];
     char device_model[128];
 };
@@ -193,12 +197,20 @@ static inline void fikit_cpu_relax(void)
 int fikit_futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns);
 void fikit_futex_wake(_Atomic uint32_t *addr, int n);
 
-/* Appends to a slot's trace ring if tracing is on. */
+/* Appends to a slot's trace ring if tracing is on. Rings fikitd's bell as
+ * the unread part passes half the ring, and waits (at most
+ * FIKIT_TRACE_WAIT_NS) rather than overwrite an event fikitd has not read. */
+#define FIKIT_TRACE_WAIT_NS 10000000       /* 10 ms */
+#define FIKIT_TRACE_WAIT_STEP_NS 20000     /* 20 us */
 void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
                      const struct fikit_trace_event *ev);
-/* Reads ring entry i (a count, not an index); false if it was overwritten
- * or is being written. */
-bool fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
-                          struct fikit_trace_event *out);
+/* Reads ring entry i (a count, not an index). */
+enum {
+    FIKIT_TRACE_READ = 1,
+    FIKIT_TRACE_NOT_YET = 0,      /* not written yet, or being written: try again later */
+    FIKIT_TRACE_OVERWRITTEN = -1, /* a later event took its place: lost */
+};
+int fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
+                         struct fikit_trace_event *out);
 
 #endif

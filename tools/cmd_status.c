@@ -110,9 +110,13 @@ int fikit_cmd_status(int argc, char **argv)
             else
                 snprintf(top, sizeof top, "%d", d->top_level);
             printf("\ndevice %u: %s\n", d->index, d->key);
+            char tracing[64] = "";
+            if (d->trace_on || d->trace_lost)
+                snprintf(tracing, sizeof tracing, "; %s (%llu events lost)",
+                         d->trace_on ? "tracing" : "traced", (unsigned long long)d->trace_lost);
             printf("  model %s; policy %s; substrate cost %.0f us; safety margin %.0f us%s\n",
                    d->model, fikit_policy_name(d->policy), d->substrate_cost_ns / 1000.0,
-                   d->safety_margin_ns / 1000.0, d->trace_on ? "; tracing" : "");
+                   d->safety_margin_ns / 1000.0, tracing);
             printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu starved, "
                    "%llu other; %llu held threads woken ahead of a decision\n",
                    top, (unsigned long long)d->held_now, (unsigned long long)d->grants_free,

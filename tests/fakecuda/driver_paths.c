@@ -78,6 +78,45 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* A burst: many threads launching back to back on their own streams, with
+ * one synchronisation at the end; the last launch of each scales by 3 and
+ * the rest by 1, so the result checks that every launch ran once. Under
+ * tracing this writes a slot's trace ring faster than fikitd's timer
+ * drains it. */
+#define BURST_THREADS 16
+#define BURST_LAUNCHES 250
+static void *burst(void *arg)
+{
+    (void)arg;
+    CK(cuCtxSetCurrent(ctx));
+    CUstream s;
+    CK(cuStreamCreate(&s, 0));
+    float host[N], back[N];
+    int n = N;
+    for (int i = 0; i < N; i++)
+        host[i] = (float)i;
+    CUdeviceptr d;
+    CK(cuMemAlloc(&d, sizeof host));
+    CK(cuMemcpyHtoD(d, host, sizeof host));
+    float one = 1.0f, three = 3.0f;
+    void *p1[] = {&d, &one, &n}, *p3[] = {&d, &three, &n};
+    for (int i = 0; i < BURST_LAUNCHES; i++) {
+        CK(cuLaunchKernel(scale, N / 64, 1, 1, 64, 1, 1, 0, s, i == BURST_LAUNCHES - 1 ? p3 : p1, NULL));
+        launched++;
+    }
+    CK(cuStreamSynchronize(s));
+    CK(cuMemcpyDtoH(back, d, sizeof back));
+    int ok = 1;
+    for (int i = 0; i < N; i++)
+        ok &= fabsf(back[i] - 3.0f * (float)i) < 1e-6f;
+    if (!ok)
+        printf("FAIL a burst thread's result\n");
+    failures += !ok;
+    cuMemFree(d);
+    cuStreamDestroy(s);
+    return NULL;
+}
+
 /* --spin SECONDS: keep launching (a high-priority task for others to yield to). */
 static int spin(double seconds)
 {
@@ -216,6 +255,15 @@ int main(int argc, char **argv)
         pthread_create(&t[i], NULL, worker, (void *)i);
     for (int i = 0; i < 8; i++)
         pthread_join(t[i], NULL);
+
+    int before = failures;
+    pthread_t b[BURST_THREADS];
+    for (long i = 0; i < BURST_THREADS; i++)
+        pthread_create(&b[i], NULL, burst, (void *)i);
+    for (int i = 0; i < BURST_THREADS; i++)
+        pthread_join(b[i], NULL);
+    printf("%-4s burst: %d threads x %d launches back to back, each on its own stream\n",
+           failures == before ? "ok" : "FAIL", BURST_THREADS, BURST_LAUNCHES);
 
     printf("launches %ld\n", launched);
     printf("%d failures\n", failures);

@@ -52,20 +52,35 @@ static bool plausible(const struct fikit_shm_launch *p, uint64_t prev_launches, 
     return true;
 }
 
+static void note_trace_lost(struct fikitd_device *dev, struct fikitd_slot_info *info, uint64_t lost)
+{
+    if (!info->trace_lost)
+        fikit_warn("device %d: task %s (pid %d) wrote trace events faster than fikitd read them; "
+                   "%llu lost ('fikit status' counts them all)",
+                   dev->index, info->name, (int)info->pid, (unsigned long long)lost);
+    info->trace_lost += lost;
+    dev->trace_lost += lost;
+}
+
+/* Reads a slot's trace ring in order up to the first event not yet written
+ * (its writer will finish it, or a later writer overwrites it: lost). */
 static void drain_trace_ring(struct fikitd_device *dev, int s)
 {
     struct fikit_shm_slot *slot = &dev->shm->slots[s];
     struct fikitd_slot_info *info = &dev->slots[s];
     uint64_t head = atomic_load(&slot->trace_head);
-    if (head - info->trace_read > FIKIT_SHM_TRACE)
-        info->trace_read = head - FIKIT_SHM_TRACE; /* overrun: the oldest are gone */
+    if (head - info->trace_read > 2 * FIKIT_SHM_TRACE) {
+        /* Far behind (writers gave up waiting): what is older than a ring is gone. */
+        note_trace_lost(dev, info, head - FIKIT_SHM_TRACE - info->trace_read);
+        info->trace_read = head - FIKIT_SHM_TRACE;
+    }
     for (; info->trace_read < head; info->trace_read++) {
         struct fikit_trace_event e;
-        if (!fikit_shm_trace_read(slot, info->trace_read, &e)) {
-            /* Being written: read it on the next pass. One that stays torn
-             * (its writer died) is given up once the ring has moved on. */
-            if (head - info->trace_read < FIKIT_SHM_TRACE / 2)
-                break;
+        int r = fikit_shm_trace_read(slot, info->trace_read, &e);
+        if (r == FIKIT_TRACE_NOT_YET)
+            break;
+        if (r == FIKIT_TRACE_OVERWRITTEN) {
+            note_trace_lost(dev, info, 1);
             continue;
         }
         e.slot = (uint16_t)s; /* never trust the client's idea of its slot */
@@ -74,6 +89,7 @@ static void drain_trace_ring(struct fikitd_device *dev, int s)
             e.type == FIKIT_TRACE_KERNEL || e.type == FIKIT_TRACE_FILL || e.type == FIKIT_TRACE_PACE)
             trace_add(dev, &e);
     }
+    atomic_store_explicit(&slot->trace_tail, info->trace_read, memory_order_release);
 }
 
 /* Brings the scheduler up to date with what clients published. */
@@ -416,8 +432,12 @@ void fikitd_device_set_trace(struct fikitd_device *dev, bool on)
     pthread_mutex_lock(&dev->lock);
     if (on) {
         dev->trace_count = 0;
-        for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+        dev->trace_lost = 0;
+        for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
             dev->slots[s].trace_read = atomic_load(&dev->shm->slots[s].trace_head);
+            dev->slots[s].trace_lost = 0;
+            atomic_store(&dev->shm->slots[s].trace_tail, dev->slots[s].trace_read);
+        }
     } else {
         for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
             if (dev->slots[s].used)

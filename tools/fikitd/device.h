@@ -25,6 +25,7 @@ struct fikitd_slot_info {
     int requested_level;
     char name[64];
     uint64_t trace_read; /* ring events consumed */
+    uint64_t trace_lost; /* ring events overwritten before fikitd read them */
     uint64_t launches;   /* last publication seen */
     bool warned;         /* a bad publication was logged */
 };
@@ -53,6 +54,7 @@ struct fikitd_device {
     /* trace: a ring of the device's events, and who each slot was */
     struct fikit_trace_event *trace;
     size_t trace_cap;
+    uint64_t trace_lost; /* events lost from the slots' rings since tracing started */
     uint64_t trace_count;
     struct fikit_trace_task trace_tasks[FIKIT_SHM_SLOTS];
 

@@ -360,6 +360,7 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
         md.pass_p99_ns = fikit_stat_quantile(&dev->pass, 0.99);
         md.pass_max_ns = dev->pass.count ? dev->pass.max : 0;
         md.trace_on = atomic_load(&dev->shm->hdr.trace_on);
+        md.trace_lost = dev->trace_lost;
         snprintf(md.key, sizeof md.key, "%s", dev->key);
         snprintf(md.model, sizeof md.model, "%s", dev->model);
         for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
