@@ -33,11 +33,11 @@ void fikit_sched_params_default(struct fikit_sched_params *p)
     p->policy = FIKIT_POLICY_FILL;
     p->substrate_cost_ns = 0;
     p->safety_margin_ns = 20 * 1000;
-    p->gap_confidence = 0.1;
+    p->gap_confidence = 0.3;
     p->idle_after_ns = 20 * 1000 * 1000;
     p->idle_learned = true;
     p->recheck_ns = 1000 * 1000;
-    p->starve_after_ns = 100 * 1000 * 1000;
+    p->starve_after_ns = 2 * 1000 * 1000;
     p->max_queued_ns = 300 * 1000;
 }
 
@@ -270,34 +270,25 @@ uint64_t fikit_task_room(const struct fikit_gap_pred *gap, uint64_t busy_until_n
     return fikit_gap_remaining(gap, now - busy_until_ns, confidence);
 }
 
-void fikit_fill_rooms_init(struct fikit_fill_rooms *r)
+void fikit_fill_rooms_init(struct fikit_fill_rooms *r, uint64_t max_queued_ns)
 {
-    *r = (struct fikit_fill_rooms){.gap_start_ns = 0, .first = UINT64_MAX, .more = UINT64_MAX,
-                                   .starving = UINT64_MAX};
+    *r = (struct fikit_fill_rooms){.room = UINT64_MAX, .sure = UINT64_MAX, .starving = UINT64_MAX,
+                                   .max_queued_ns = max_queued_ns};
 }
 
 void fikit_fill_rooms_add(struct fikit_fill_rooms *r, const struct fikit_gap_pred *gap,
-                          uint64_t busy_until_ns, uint64_t now, double confidence,
-                          uint64_t max_queued_ns, uint64_t overhead_ns)
+                          uint64_t busy_until_ns, uint64_t now, double confidence)
 {
-    if (busy_until_ns > r->gap_start_ns)
-        r->gap_start_ns = busy_until_ns;
-    uint64_t first = fikit_task_room(gap, busy_until_ns, now, confidence);
-    uint64_t more = first, bound = max_queued_ns + overhead_ns;
-    if (max_queued_ns && first > bound) {
-        uint64_t sure = fikit_task_room(gap, busy_until_ns, now, FIKIT_SURE_CONFIDENCE);
-        more = sure > bound ? sure : bound;
-    }
-    r->first = min64(r->first, first);
-    r->more = min64(r->more, more);
+    r->room = min64(r->room, fikit_task_room(gap, busy_until_ns, now, confidence));
+    r->sure = min64(r->sure, fikit_task_room(gap, busy_until_ns, now, FIKIT_SURE_CONFIDENCE));
     r->starving = min64(r->starving, fikit_task_room(gap, busy_until_ns, now,
                                                      FIKIT_SCHED_STARVING_CONFIDENCE));
 }
 
 void fikit_fill_rooms_done(struct fikit_fill_rooms *r)
 {
-    if (r->first == UINT64_MAX)
-        r->first = r->more = r->starving = 0;
+    if (r->room == UINT64_MAX)
+        r->room = r->sure = r->starving = 0;
 }
 
 /* The predicted rooms left in the gap that the top level is in; with
@@ -307,7 +298,7 @@ void fikit_fill_rooms_done(struct fikit_fill_rooms *r)
 static void top_level_room(const struct fikit_sched *s, int top, uint64_t now, uint64_t *wake,
                            bool *busy, struct fikit_fill_rooms *rooms)
 {
-    fikit_fill_rooms_init(rooms);
+    fikit_fill_rooms_init(rooms, s->p.max_queued_ns);
     *busy = false;
     for (int i = 0; i < FIKIT_MAX_TASKS; i++) {
         const struct fikit_task_state *t = &s->tasks[i];
@@ -318,8 +309,7 @@ static void top_level_room(const struct fikit_sched *s, int top, uint64_t now, u
             *wake = min64(*wake, t->busy_until_ns);
             *busy = true;
         }
-        fikit_fill_rooms_add(rooms, &t->gap, t->busy_until_ns, now, s->p.gap_confidence,
-                             s->p.max_queued_ns, s->p.substrate_cost_ns + s->p.safety_margin_ns);
+        fikit_fill_rooms_add(rooms, &t->gap, t->busy_until_ns, now, s->p.gap_confidence);
     }
     fikit_fill_rooms_done(rooms);
 }

@@ -206,36 +206,39 @@ uint64_t fikit_task_room(const struct fikit_gap_pred *gap, uint64_t busy_until_n
 
 /* What lower levels may put into the gap that the top level is in, at now;
  * the scheduler and the client's own gap filling (interpose/gate.c) share
- * it. The first fill of a gap may take what the gap_confidence quantile of
- * the remaining gap allows. Later ones keep the lower work in flight within
- * max_queued_ns (plus the overhead each fill pays), unless the gap is near
- * certain (FIKIT_SURE_CONFIDENCE) to last longer: filled on and on, a gap
- * whose end nobody can predict (a request arriving at random) ends with
- * lower work in flight, which the high-priority launch then waits for. 0
- * everywhere while a top task is busy or its gap is unknown. */
+ * it. A fill may take what the gap_confidence quantile of the remaining gap
+ * allows while the lower work already in flight ahead of it is within
+ * max_queued_ns; beyond that, only what the gap is near certain
+ * (FIKIT_SURE_CONFIDENCE) to leave. Filled on and on, a gap whose end nobody
+ * can predict (a request arriving at random) ends with lower work in
+ * flight, which the high-priority launch then waits for: the bound keeps
+ * that wait within max_queued_ns plus one kernel, and a kernel longer than
+ * max_queued_ns still goes once the queue ahead has drained. 0 everywhere
+ * while a top task is busy or its gap is unknown. */
 struct fikit_fill_rooms {
-    uint64_t gap_start_ns; /* when the top level's work is predicted to have ended */
-    uint64_t first;        /* room for the first fill of the gap */
-    uint64_t more;         /* room once lower work went into the gap */
-    uint64_t starving;     /* the median remaining gap (starve_after_ns) */
+    uint64_t room;          /* at gap_confidence */
+    uint64_t sure;          /* at FIKIT_SURE_CONFIDENCE */
+    uint64_t starving;      /* the median remaining gap (starve_after_ns) */
+    uint64_t max_queued_ns; /* 0: no bound */
 };
 
-void fikit_fill_rooms_init(struct fikit_fill_rooms *r);
+void fikit_fill_rooms_init(struct fikit_fill_rooms *r, uint64_t max_queued_ns);
 /* One task of the top level, whose work is predicted to end at busy_until_ns
- * and be followed by gap: the rooms become the smaller of theirs and its.
- * overhead_ns: the substrate cost and safety margin a fill pays. */
+ * and be followed by gap: the rooms become the smaller of theirs and its. */
 void fikit_fill_rooms_add(struct fikit_fill_rooms *r, const struct fikit_gap_pred *gap,
-                          uint64_t busy_until_ns, uint64_t now, double confidence,
-                          uint64_t max_queued_ns, uint64_t overhead_ns);
+                          uint64_t busy_until_ns, uint64_t now, double confidence);
 /* After the last add: no task, no room. */
 void fikit_fill_rooms_done(struct fikit_fill_rooms *r);
 
-/* Where the room for more lower work ends, when the latest lower work put
- * into any gap was predicted to end at filled_until_ns. */
+/* Where the room for more lower work ends, when the lower work already put
+ * into the device is predicted to end at filled_until_ns. */
 static inline uint64_t fikit_fill_end(const struct fikit_fill_rooms *r, uint64_t now,
                                       uint64_t filled_until_ns)
 {
-    return now + (filled_until_ns <= r->gap_start_ns ? r->first : r->more);
+    uint64_t queued = filled_until_ns > now ? filled_until_ns - now : 0;
+    if (!r->max_queued_ns || queued <= r->max_queued_ns || r->sure >= r->room)
+        return now + r->room;
+    return now + r->sure;
 }
 
 /* Whether lower-level work of dur_ns, queued behind work predicted to end

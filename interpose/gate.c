@@ -80,7 +80,6 @@ static enum above levels_above(const struct fikit_registration *r, uint64_t now,
     bool idle_learned = atomic_load_explicit(&shm->hdr.idle_learned, memory_order_relaxed);
     double confidence = atomic_load_explicit(&shm->hdr.gap_confidence_ppm, memory_order_relaxed) / 1e6;
     uint64_t max_queued = atomic_load_explicit(&shm->hdr.max_queued_ns, memory_order_relaxed);
-    uint64_t overhead = atomic_load_explicit(&shm->hdr.fill_overhead_ns, memory_order_relaxed);
     uint64_t slots = atomic_load_explicit(&shm->hdr.slot_mask, memory_order_acquire) &
                      ~(1ull << r->slot_index);
     int top = FIKIT_LEVELS;
@@ -100,9 +99,9 @@ static enum above levels_above(const struct fikit_registration *r, uint64_t now,
             pub.busy_until_ns = now + 1;
         }
         if (sl->level < top)
-            fikit_fill_rooms_init(rooms);
+            fikit_fill_rooms_init(rooms, max_queued);
         top = sl->level;
-        fikit_fill_rooms_add(rooms, &pub.gap, pub.busy_until_ns, now, confidence, max_queued, overhead);
+        fikit_fill_rooms_add(rooms, &pub.gap, pub.busy_until_ns, now, confidence);
     }
     if (top == FIKIT_LEVELS)
         return ABOVE_IDLE;
@@ -280,7 +279,7 @@ static bool fill(struct fikit_registration *r, uint64_t key, uint64_t dur, uint6
                  const struct fikit_fill_rooms *rooms)
 {
     struct fikit_shm_header *h = &r->shm->hdr;
-    if (!rooms->first || !dur || atomic_load_explicit(&h->policy, memory_order_relaxed) != FIKIT_POLICY_FILL ||
+    if (!rooms->room || !dur || atomic_load_explicit(&h->policy, memory_order_relaxed) != FIKIT_POLICY_FILL ||
         atomic_load_explicit(&h->queued, memory_order_relaxed))
         return false;
     uint64_t found = fikit_shm_fill_take(h, now, rooms,

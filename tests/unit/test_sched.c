@@ -458,38 +458,42 @@ Test(sched, uncertain_gap_is_filled_on_at_most_max_queued_ahead)
 {
     setup_with(FIKIT_POLICY_FILL, 0, 0);
     S.p.max_queued_ns = 60 * US;
+    S.p.gap_confidence = 0.1;
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_add_task(&S, 2, 200, "batch", 9);
     launch_uncertain(1, 0, 10 * US);
     /* 400 us into the gap, nine times in ten it lasts 100 us more, but its
      * end is never sure. */
     struct fikit_fill_rooms rooms;
-    fikit_fill_rooms_init(&rooms);
+    fikit_fill_rooms_init(&rooms, 60 * US);
     struct fikit_task_state *t = fikit_sched_task(&S, 1);
-    fikit_fill_rooms_add(&rooms, &t->gap, t->busy_until_ns, 410 * US, 0.1, 60 * US, 0);
+    fikit_fill_rooms_add(&rooms, &t->gap, t->busy_until_ns, 410 * US, 0.1);
     fikit_fill_rooms_done(&rooms);
-    cr_assert_eq(rooms.gap_start_ns, 10 * US);
-    cr_assert_gt(rooms.first, 100 * US);
-    cr_assert_lt(rooms.first, 110 * US);
-    cr_assert_eq(rooms.more, 60 * US);
-    struct fikit_fill_rooms paid;
-    fikit_fill_rooms_init(&paid);
-    fikit_fill_rooms_add(&paid, &t->gap, t->busy_until_ns, 410 * US, 0.1, 60 * US, 20 * US);
-    fikit_fill_rooms_done(&paid);
-    cr_assert_eq(paid.more, 80 * US, "the bound is on the work in flight, beside what a fill pays");
-    hold(2, 1, 1, 70 * US, 400 * US);
-    hold(2, 2, 2, 50 * US, 400 * US);
-    hold(2, 3, 3, 40 * US, 400 * US);
+    cr_assert_gt(rooms.room, 100 * US);
+    cr_assert_lt(rooms.room, 110 * US);
+    cr_assert_lt(rooms.sure, 20 * US);
+    cr_assert_eq(fikit_fill_end(&rooms, 410 * US, 0), 410 * US + rooms.room, "nothing in flight: the p10 room");
+    cr_assert_eq(fikit_fill_end(&rooms, 410 * US, 470 * US), 410 * US + rooms.room,
+                 "max_queued_ns in flight: still the p10 room");
+    cr_assert_eq(fikit_fill_end(&rooms, 410 * US, 471 * US), 410 * US + rooms.sure,
+                 "more in flight: only what the gap is sure to leave");
+    /* Two kernels longer than the bound. */
+    hold(2, 1, 1, 90 * US, 400 * US);
+    hold(2, 2, 2, 80 * US, 400 * US);
     cr_assert_eq(decide(410 * US), 1);
-    cr_assert_eq(G[0].ticket, 1, "the first fill of the gap: the longest that fits the p10 room");
-    cr_assert_eq(G[0].room_ns, rooms.first);
-    /* Filling on, whatever is in flight when the request comes delays it:
-     * no more than 60 us ahead of now. */
-    cr_assert_eq(decide(450 * US), 0, "30 us ahead: 30 us of bound left");
-    cr_assert_eq(decide(480 * US), 1);
+    cr_assert_eq(G[0].ticket, 1, "the longest that fits the p10 room");
+    cr_assert_eq(G[0].room_ns, rooms.room);
+    /* Whatever is in flight when the request comes delays it. */
+    cr_assert_eq(decide(430 * US), 0, "70 us in flight, more than max_queued_us");
+    cr_assert_eq(decide(450 * US), 0, "50 us in flight, but 80 us more would outlast the p10 room");
+    uint64_t at = 0;
+    for (uint64_t now = 450 * US; now <= 500 * US && !at; now += 5 * US)
+        if (decide(now) == 1)
+            at = now;
+    cr_assert(at > 450 * US && at < 500 * US,
+              "longer than max_queued_us, it goes once the queue ahead has drained enough (%llu us)",
+              (unsigned long long)(at / US));
     cr_assert_eq(G[0].ticket, 2);
-    cr_assert_eq(G[0].room_ns, 60 * US);
-    cr_assert_eq(decide(490 * US), 0, "the 40 us one waits for the 50 us one to near its end");
 
     /* A gap sure to last (host work of a fixed length) is not bounded. */
     setup_with(FIKIT_POLICY_FILL, 0, 0);
