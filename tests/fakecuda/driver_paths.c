@@ -42,28 +42,44 @@ static _Atomic int failures;
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, CUstream, void **, void **);
 
-/* x := x * s through the given entry point, then checks it. */
-static void check_scale(const char *path, launch_fn fn, CUstream s)
+/* A device buffer holding 0, 1, ..., N-1. */
+static CUdeviceptr upload_ramp(void)
 {
-    float host[N], back[N], k = 3.0f;
-    int n = N;
+    float host[N];
     for (int i = 0; i < N; i++)
         host[i] = (float)i;
     CUdeviceptr d;
     CK(cuMemAlloc(&d, sizeof host));
     CK(cuMemcpyHtoD(d, host, sizeof host));
-    void *params[] = {&d, &k, &n};
-    CK(fn(scale, N / 64, 1, 1, 64, 1, 1, 0, s, params, NULL));
-    launched++;
-    CK(cuCtxSynchronize());
+    return d;
+}
+
+/* Whether the buffer now holds 3 * (0, 1, ..., N-1); frees it. */
+static int ramp_tripled(CUdeviceptr d)
+{
+    float back[N];
     CK(cuMemcpyDtoH(back, d, sizeof back));
     int ok = 1;
     for (int i = 0; i < N; i++)
         ok &= fabsf(back[i] - 3.0f * (float)i) < 1e-6f;
+    cuMemFree(d);
+    return ok;
+}
+
+/* x := x * s through the given entry point, then checks it. */
+static void check_scale(const char *path, launch_fn fn, CUstream s)
+{
+    float k = 3.0f;
+    int n = N;
+    CUdeviceptr d = upload_ramp();
+    void *params[] = {&d, &k, &n};
+    CK(fn(scale, N / 64, 1, 1, 64, 1, 1, 0, s, params, NULL));
+    launched++;
+    CK(cuCtxSynchronize());
+    int ok = ramp_tripled(d);
     if (path || !ok)
         printf("%-4s %s\n", ok ? "ok" : "FAIL", path ? path : "a launch from a worker thread");
     failures += !ok;
-    cuMemFree(d);
 }
 
 static void *worker(void *arg)
@@ -91,13 +107,8 @@ static void *burst(void *arg)
     CK(cuCtxSetCurrent(ctx));
     CUstream s;
     CK(cuStreamCreate(&s, 0));
-    float host[N], back[N];
     int n = N;
-    for (int i = 0; i < N; i++)
-        host[i] = (float)i;
-    CUdeviceptr d;
-    CK(cuMemAlloc(&d, sizeof host));
-    CK(cuMemcpyHtoD(d, host, sizeof host));
+    CUdeviceptr d = upload_ramp();
     float one = 1.0f, three = 3.0f;
     void *p1[] = {&d, &one, &n}, *p3[] = {&d, &three, &n};
     for (int i = 0; i < BURST_LAUNCHES; i++) {
@@ -105,14 +116,10 @@ static void *burst(void *arg)
         launched++;
     }
     CK(cuStreamSynchronize(s));
-    CK(cuMemcpyDtoH(back, d, sizeof back));
-    int ok = 1;
-    for (int i = 0; i < N; i++)
-        ok &= fabsf(back[i] - 3.0f * (float)i) < 1e-6f;
+    int ok = ramp_tripled(d);
     if (!ok)
         printf("FAIL a burst thread's result\n");
     failures += !ok;
-    cuMemFree(d);
     cuStreamDestroy(s);
     return NULL;
 }
