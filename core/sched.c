@@ -118,8 +118,6 @@ uint64_t fikit_sched_granted_until(const struct fikit_sched *s)
 
 static void reserve(struct fikit_sched *s, uint32_t id, uint64_t end)
 {
-    if (end > s->filled_until_ns)
-        s->filled_until_ns = end;
     if (s->nresv == FIKIT_MAX_RESERVATIONS) {
         /* Full: merge into the latest one, keeping the total end. */
         size_t last = 0;
@@ -327,10 +325,10 @@ struct fill_window {
 };
 
 static void window_at(struct fill_window *w, const struct fikit_fill_rooms *rooms, uint64_t now,
-                      uint64_t start, uint64_t filled_until)
+                      uint64_t start)
 {
     w->start = start;
-    w->end = fikit_fill_end(rooms, now, filled_until);
+    w->end = fikit_fill_end(rooms, now, start);
     w->end_starving = now + rooms->starving;
 }
 
@@ -387,9 +385,8 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
     uint64_t reserved_until = fikit_sched_reserved_until(s, now);
     if (rooms.starving > 0) { /* the median room is never the smaller */
         struct fill_window w = {.overhead = s->p.substrate_cost_ns + s->p.safety_margin_ns};
-        uint64_t filled = s->filled_until_ns > s->client_fill_until_ns ? s->filled_until_ns
-                                                                         : s->client_fill_until_ns;
-        window_at(&w, &rooms, now, reserved_until, filled);
+        /* Lower work in flight ahead: the live grantees' and the clients' fills. */
+        window_at(&w, &rooms, now, reserved_until);
         for (;;) {
             /* BestPrioFit: the first level (highest priority) that has a
              * fitting stream head; within it, the longest one, unless one
@@ -429,7 +426,7 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
             uint64_t end = best_starving ? w.end_starving : w.end;
             emit(s, best, best_starving ? FIKIT_GRANT_STARVED : FIKIT_GRANT_FIT, now,
                  end > w.start ? end - w.start : 0, &out[n++]);
-            window_at(&w, &rooms, now, w.start + best_len, w.start + best_len);
+            window_at(&w, &rooms, now, w.start + best_len);
             reserve(s, grantee, w.start);
             reserved_until = w.start;
         }

@@ -134,9 +134,6 @@ struct fikit_sched {
     /* Lower-level work that clients put into a gap by themselves (the
      * segment's fill_until_ns): predicted to run until then. */
     uint64_t client_fill_until_ns;
-    /* The latest predicted end of lower-level work fikitd put into a gap,
-     * never lowered: whether a gap has been filled yet (fikit_fill_end). */
-    uint64_t filled_until_ns;
     /* Set by decide: whether a new launch of the top level could allow a
      * grant before wake_ns. False while a top task is still busy (a launch
      * only extends that) and under strict (only idleness matters), so an

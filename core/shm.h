@@ -21,7 +21,7 @@
 
 #define FIKIT_SHM_MAGIC 0x314d53544b4946ull /* "FIKTSM1" */
 /* 2: slots aligned to the cache line; 3: decision handshake; 4: clients fill
- * gaps themselves and pace their queue */
+ * gaps themselves and pace their queue; 5: trace rings with back-pressure */
 #define FIKIT_SHM_VERSION 5
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
@@ -200,8 +200,8 @@ void fikit_futex_wake(_Atomic uint32_t *addr, int n);
 /* Appends to a slot's trace ring if tracing is on. Rings fikitd's bell as
  * the unread part passes half the ring, and waits (at most
  * FIKIT_TRACE_WAIT_NS) rather than overwrite an event fikitd has not read. */
-#define FIKIT_TRACE_WAIT_NS 10000000       /* 10 ms */
-#define FIKIT_TRACE_WAIT_STEP_NS 20000     /* 20 us */
+#define FIKIT_TRACE_WAIT_NS 10000000       /* 10 ms of sleeps (more with timer slack) */
+#define FIKIT_TRACE_WAIT_STEP_NS 20000     /* 20 us each */
 void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
                      const struct fikit_trace_event *ev);
 /* Reads ring entry i (a count, not an index). */
