@@ -329,7 +329,7 @@ static void window_at(struct fill_window *w, const struct fikit_fill_rooms *room
 {
     w->start = start;
     w->end = fikit_fill_end(rooms, now, start);
-    w->end_starving = now + rooms->starving;
+    w->end_starving = fikit_fill_end_of(rooms, now, start, rooms->starving);
 }
 
 /* The device time held request i would take in the window, 0 if it does

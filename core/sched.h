@@ -215,7 +215,7 @@ uint64_t fikit_task_room(const struct fikit_gap_pred *gap, uint64_t busy_until_n
 struct fikit_fill_rooms {
     uint64_t room;          /* at gap_confidence */
     uint64_t sure;          /* at FIKIT_SURE_CONFIDENCE */
-    uint64_t starving;      /* the median remaining gap (starve_after_ns) */
+    uint64_t starving;      /* the median remaining gap (starve_after_ns; bounded alike) */
     uint64_t max_queued_ns; /* 0: no bound */
 };
 
@@ -227,15 +227,23 @@ void fikit_fill_rooms_add(struct fikit_fill_rooms *r, const struct fikit_gap_pre
 /* After the last add: no task, no room. */
 void fikit_fill_rooms_done(struct fikit_fill_rooms *r);
 
-/* Where the room for more lower work ends, when the lower work already put
- * into the device is predicted to end at filled_until_ns. */
+/* Where a room for more lower work ends, when the lower work already put
+ * into the device is predicted to end at filled_until_ns: room (one of r's)
+ * while that is within the bound, else only what the gap is sure to leave. */
+static inline uint64_t fikit_fill_end_of(const struct fikit_fill_rooms *r, uint64_t now,
+                                         uint64_t filled_until_ns, uint64_t room)
+{
+    uint64_t queued = filled_until_ns > now ? filled_until_ns - now : 0;
+    if (!r->max_queued_ns || queued <= r->max_queued_ns || r->sure >= room)
+        return now + room;
+    return now + r->sure;
+}
+
+/* The same at gap_confidence: what fills and fikitd's fitting grants use. */
 static inline uint64_t fikit_fill_end(const struct fikit_fill_rooms *r, uint64_t now,
                                       uint64_t filled_until_ns)
 {
-    uint64_t queued = filled_until_ns > now ? filled_until_ns - now : 0;
-    if (!r->max_queued_ns || queued <= r->max_queued_ns || r->sure >= r->room)
-        return now + r->room;
-    return now + r->sure;
+    return fikit_fill_end_of(r, now, filled_until_ns, r->room);
 }
 
 /* Whether lower-level work of dur_ns, queued behind work predicted to end

@@ -530,6 +530,27 @@ Test(sched, starving_kernel_fits_the_median_after_starve_after)
     cr_assert_eq(fikit_sched_reserved_until(&S, 5 * MS), 5 * MS + dur);
 }
 
+Test(sched, starving_kernel_waits_for_the_queue_ahead_too)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.max_queued_ns = 50 * US;
+    S.p.starve_after_ns = 1 * MS;
+    S.p.gap_confidence = 0.1;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch_uncertain(1, 1 * MS, 10 * US);
+    S.client_fill_until_ns = 1 * MS + 200 * US; /* 190 us of lower work in flight */
+    struct fikit_task_state *t = fikit_sched_task(&S, 1);
+    uint64_t tenth = fikit_task_room(&t->gap, t->busy_until_ns, 1 * MS + 160 * US, 0.1);
+    uint64_t median = fikit_task_room(&t->gap, t->busy_until_ns, 1 * MS + 160 * US, 0.5);
+    /* Behind the 40 us still queued at 1.16 ms: too long for the p10 room, within the median. */
+    hold(2, 1, 1, (tenth + median) / 2 - 40 * US, 0);
+    cr_assert_eq(decide(1 * MS + 10 * US), 0, "starving, and it would fit the median, but 190 us "
+                 "are queued ahead, more than max_queued_us");
+    cr_assert_eq(decide(1 * MS + 160 * US), 1, "40 us queued: it goes");
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_STARVED);
+}
+
 Test(sched, starving_wake_comes_at_starve_after)
 {
     setup_with(FIKIT_POLICY_FILL, 0, 0);
