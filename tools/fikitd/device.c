@@ -54,11 +54,11 @@ static bool plausible(const struct fikit_shm_launch *p, uint64_t prev_launches, 
 
 static void note_trace_lost(struct fikitd_device *dev, struct fikitd_slot_info *info, uint64_t lost)
 {
-    if (!info->trace_lost)
+    if (!info->trace_loss_warned)
         fikit_warn("device %d: task %s (pid %d) wrote trace events faster than fikitd read them; "
                    "%llu lost ('fikit status' counts them all)",
                    dev->index, info->name, (int)info->pid, (unsigned long long)lost);
-    info->trace_lost += lost;
+    info->trace_loss_warned = true;
     dev->trace_lost += lost;
 }
 
@@ -435,7 +435,7 @@ void fikitd_device_set_trace(struct fikitd_device *dev, bool on)
         dev->trace_lost = 0;
         for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
             dev->slots[s].trace_read = atomic_load(&dev->shm->slots[s].trace_head);
-            dev->slots[s].trace_lost = 0;
+            dev->slots[s].trace_loss_warned = false;
             atomic_store(&dev->shm->slots[s].trace_tail, dev->slots[s].trace_read);
         }
     } else {

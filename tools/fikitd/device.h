@@ -25,7 +25,7 @@ struct fikitd_slot_info {
     int requested_level;
     char name[64];
     uint64_t trace_read; /* ring events consumed */
-    uint64_t trace_lost; /* ring events overwritten before fikitd read them */
+    bool trace_loss_warned; /* fikitd's log said this task's ring lost events */
     uint64_t launches;   /* last publication seen */
     bool warned;         /* a bad publication was logged */
 };
