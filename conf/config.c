@@ -18,6 +18,7 @@
 
 static const char *const backend_choice_names[] = {"auto", "cuda", "hip", "opencl"};
 static const char *const substrate_names[] = {"timeslice", "mps"};
+static const char *const share_names[] = {"gaps", "beside"};
 static const char *const on_missing_names[] = {"passthrough", "fail"};
 
 static int parse_name(const char *s, const char *const *names, int n)
@@ -45,6 +46,11 @@ int fikit_backend_choice_parse(const char *s, enum fikit_backend_choice *out)
 const char *fikit_substrate_name(enum fikit_substrate s)
 {
     return (unsigned)s < 2 ? substrate_names[s] : "?";
+}
+
+const char *fikit_share_name(enum fikit_share s)
+{
+    return (unsigned)s < 2 ? share_names[s] : "?";
 }
 
 uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s)
@@ -407,8 +413,14 @@ static int handler(void *user, const char *section, const char *key, const char 
         } else if (strcmp(key, "mps_thread_percentage") == 0) {
             if (get_uint(x, section, key, val, 1, 100, &u))
                 t->mps_thread_percentage = (int)u;
+        } else if (strcmp(key, "share") == 0) {
+            if (get_enum(x, section, key, val, share_names, 2, FIKIT_SHARE_NAMES, &e)) {
+                t->share = (enum fikit_share)e;
+                t->share_line = x->line;
+            }
         } else {
-            fail(x, "[%s] %s: unknown key (accepted: priority, mps_thread_percentage)", section, key);
+            fail(x, "[%s] %s: unknown key (accepted: priority, mps_thread_percentage, share)", section,
+                 key);
         }
         break;
     }
@@ -533,6 +545,19 @@ int fikit_config_load_file(const char *path, struct fikit_config *c, struct fiki
             x.line = c->tasks[i].line;
             fail(&x, "[task.%s]: priority is not set (accepted: an integer from 0 to 9)",
                  c->tasks[i].name);
+            return x.rc;
+        }
+        /* Beside higher levels is safe only where the hardware keeps the
+         * task off part of the SMs: MPS with a thread cap below 100. */
+        const struct fikit_task_conf *t = &c->tasks[i];
+        if (t->share == FIKIT_SHARE_BESIDE &&
+            (c->substrate != FIKIT_SUBSTRATE_MPS || !t->mps_thread_percentage ||
+             t->mps_thread_percentage >= 100)) {
+            x.line = t->share_line;
+            fail(&x, "[task.%s] share = beside: needs [scheduler] substrate = mps and "
+                     "mps_thread_percentage from 1 to 99 for the task (substrate is %s, "
+                     "mps_thread_percentage %d)",
+                 t->name, fikit_substrate_name(c->substrate), t->mps_thread_percentage);
             return x.rc;
         }
     }

@@ -43,11 +43,21 @@ enum fikit_on_missing {
     FIKIT_ON_MISSING_FAIL,
 };
 
+/* How a task shares the device with higher levels (DESIGN.md, The policy). */
+enum fikit_share {
+    FIKIT_SHARE_GAPS = 0, /* only while they are idle or in their gaps (FIKIT) */
+    FIKIT_SHARE_BESIDE,   /* beside them, within its MPS thread cap: never held */
+};
+#define FIKIT_SHARE_NAMES "gaps, beside"
+const char *fikit_share_name(enum fikit_share s);
+
 struct fikit_task_conf {
     char name[FIKIT_NAME_MAX];
     int priority;              /* 0..9 */
     int mps_thread_percentage; /* 1..100, 0 = not set */
+    enum fikit_share share;
     int line;                  /* where it was defined, for messages */
+    int share_line;            /* where share was set, 0 = not set */
 };
 
 struct fikit_limit {

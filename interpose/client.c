@@ -45,6 +45,22 @@ static void after_fork_child(void)
     fikit_learn_after_fork();
 }
 
+/* share = beside lets the task run while higher levels are active, which is
+ * safe only with the MPS thread cap that keeps it off part of the SMs: the
+ * cap must be in this process's environment (fikit-launch puts it there). */
+static bool thread_cap_in_force(const char *task, const struct fikit_task_conf *tc)
+{
+    const char *cap = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+    char *end = NULL;
+    long v = cap && *cap ? strtol(cap, &end, 10) : 0;
+    if (end && !*end && v >= 1 && v <= tc->mps_thread_percentage)
+        return true;
+    fikit_warn("task %s: share = beside, but CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is %s%s%s (want 1 to "
+               "%d; start the task with fikit-launch): it shares only the gaps of higher levels",
+               task, cap ? "'" : "not set", cap ? cap : "", cap ? "'" : "", tc->mps_thread_percentage);
+    return false;
+}
+
 static void init_once_fn(void)
 {
     struct fikit_client *c = &fikit_client;
@@ -90,6 +106,7 @@ static void init_once_fn(void)
             fikit_warn("FIKIT_PRIORITY=%s is not a priority from 0 to 9; using %d", prio,
                        c->priority);
     }
+    c->beside = tc && tc->share == FIKIT_SHARE_BESIDE && thread_cap_in_force(c->task, tc);
     const char *measure = getenv("FIKIT_MEASURE");
     c->measure = measure && strcmp(measure, "1") == 0;
     c->backend = c->cfg.backend;
@@ -103,8 +120,8 @@ static void init_once_fn(void)
     atomic_store(&c->sample_countdown, c->sample_period);
     fikit_config_socket_path(&c->cfg, c->socket_path, sizeof c->socket_path);
     pthread_atfork(NULL, NULL, after_fork_child);
-    fikit_debug("task %s, priority %d%s, backend %s, socket %s", c->task, c->priority,
-                c->measure ? ", measuring" : "", fikit_backend_choice_name(c->backend), c->socket_path);
+    fikit_debug("task %s, priority %d%s%s, backend %s, socket %s", c->task, c->priority,
+                c->measure ? ", measuring" : "", c->beside ? ", beside higher levels" : "", fikit_backend_choice_name(c->backend), c->socket_path);
     /* Last: a thread that sees KNOWN skips pthread_once and reads every
      * field above without a lock, so they must all be written by now. */
     atomic_store_explicit(&c->wants, wants_mask(c->backend) | FIKIT_CLIENT_WANTS_KNOWN,

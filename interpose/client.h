@@ -62,6 +62,7 @@ struct fikit_client {
     _Atomic int ndevs;
     uint32_t sample_period; /* 0: never sample (outside measure mode) */
     bool measure;
+    bool beside; /* share = beside, with its MPS thread cap in force: never held */
     struct fikit_client_device *devs[FIKIT_CLIENT_MAX_DEVICES];
 
     /* Written on every launch: a line of their own, so the writes do not

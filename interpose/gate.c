@@ -303,11 +303,16 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
         case ABOVE_NONE:
             return now;
         case ABOVE_IDLE:
-            if (!pace(r, now))
+            if (fikit_client.beside || !pace(r, now))
                 return now;
             now = fikit_now_ns();
             break;
         case ABOVE_ACTIVE:
+            /* Beside: the MPS thread cap, not fikit, keeps the task off the
+             * SMs the higher levels need; it is still published, measured
+             * and traced, and lower levels still fill its gaps. */
+            if (fikit_client.beside)
+                return now;
             if (fill(r, key, dur, now, &rooms))
                 return now;
             hold(r, stream, key, dur, now);

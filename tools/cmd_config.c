@@ -83,6 +83,8 @@ int fikit_cmd_config(int argc, char **argv)
         printf("task              %s priority %d", cfg.tasks[i].name, cfg.tasks[i].priority);
         if (cfg.tasks[i].mps_thread_percentage)
             printf(" mps_thread_percentage %d", cfg.tasks[i].mps_thread_percentage);
+        if (cfg.tasks[i].share != FIKIT_SHARE_GAPS)
+            printf(" share %s", fikit_share_name(cfg.tasks[i].share));
         printf("\n");
     }
     return 0;

@@ -72,7 +72,7 @@ Test(config, every_key_is_read)
                               "[client]\non_daemon_missing = fail\nsample_rate = 0.5\n"
                               "profile_dir = /tmp/prof\ndefault_priority = 7\n"
                               "[task.serve]\npriority = 0 ; inline comment\n"
-                              "[task.train]\npriority = 9\nmps_thread_percentage = 40\n"
+                              "[task.train]\npriority = 9\nmps_thread_percentage = 40\nshare = beside\n"
                               "[limits]\ndefault = 4\nuser.root = 0\ngroup.video = 2\n");
     struct fikit_config c;
     struct fikit_err err;
@@ -106,6 +106,8 @@ Test(config, every_key_is_read)
     cr_assert_eq(c.ntasks, 2);
     cr_assert_eq(fikit_config_task(&c, "serve")->priority, 0);
     cr_assert_eq(fikit_config_task(&c, "train")->mps_thread_percentage, 40);
+    cr_assert_eq(fikit_config_task(&c, "train")->share, FIKIT_SHARE_BESIDE);
+    cr_assert_eq(fikit_config_task(&c, "serve")->share, FIKIT_SHARE_GAPS, "gaps by default");
     cr_assert_null(fikit_config_task(&c, "other"));
     char list[128];
     fikit_config_task_list(&c, list, sizeof list);
@@ -171,6 +173,25 @@ Test(config, task_without_priority)
 {
     expect_error("[task.serve]\nmps_thread_percentage = 50\n",
                  "1: [task.serve]: priority is not set (accepted: an integer from 0 to 9)");
+}
+
+Test(config, share_beside_needs_a_thread_cap_under_mps)
+{
+    expect_error("[scheduler]\nsubstrate = mps\n[task.train]\npriority = 9\nshare = beside\n",
+                 "5: [task.train] share = beside: needs [scheduler] substrate = mps and "
+                 "mps_thread_percentage from 1 to 99 for the task (substrate is mps, "
+                 "mps_thread_percentage 0)");
+    expect_error("[task.train]\npriority = 9\nmps_thread_percentage = 50\nshare = beside\n",
+                 "4: [task.train] share = beside: needs [scheduler] substrate = mps and "
+                 "mps_thread_percentage from 1 to 99 for the task (substrate is timeslice, "
+                 "mps_thread_percentage 50)");
+    expect_error("[scheduler]\nsubstrate = mps\n[task.train]\npriority = 9\n"
+                 "mps_thread_percentage = 100\nshare = beside\n",
+                 "6: [task.train] share = beside: needs [scheduler] substrate = mps and "
+                 "mps_thread_percentage from 1 to 99 for the task (substrate is mps, "
+                 "mps_thread_percentage 100)");
+    expect_error("[task.train]\npriority = 9\nshare = always\n",
+                 "3: [task.train] share = always: unknown value (accepted: gaps, beside)");
 }
 
 Test(config, bad_task_name)

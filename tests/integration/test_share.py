@@ -1,0 +1,66 @@
+"""share = beside: a capped task runs while a higher level is active, never held.
+
+On MPS a task whose threads are capped (mps_thread_percentage) cannot take
+the SMs the higher levels need, so `share = beside` lets it run beside them
+instead of only in their gaps. Here (OpenCL on the CPU, where the cap means
+nothing to the device) what is tested is fikit's side: with the cap in the
+task's environment, none of its launches is held, filled into a gap or paced
+while the service is active; without the cap in its environment, it warns and
+shares only the gaps again, held like any lower task."""
+import time
+from harness import BATCH, SERVICE, Fikit, check, result, threads
+
+SVC = [SERVICE, "--json", "-n", "50", "-r", "0", "-k", "6", "-g", "3000", "-w", "250"]
+LP = [BATCH, "--json", "-t", "4", "-w", "200"]
+
+
+def beside_service(fk, lp_argv):
+    """Runs a service while the batch job runs; returns (batch stderr, the
+    batch task's trace events inside the service's run)."""
+    fk.start("--trace")
+    lp = fk.popen("batch", lp_argv)
+    time.sleep(1.5)  # past the job's start-up (PoCL builds its program)
+    svc = fk.run("serve", SVC, timeout=120)
+    check(svc.returncode == 0 and result(svc)["wrong"] == 0, "the service's outputs were right")
+    out, err = lp.communicate(timeout=120)
+    check(lp.returncode == 0 and result(out)["wrong"] == 0,
+          f"the batch job ran {result(out)['kernels']} kernels, all correct")
+    tr = fk.trace()
+    fk.stop()
+    names = threads(tr)
+    svc_launches = [e["ts"] for e in tr["traceEvents"]
+                    if e.get("cat") == "launch" and names.get(e["tid"]) == "serve"]
+    lo, hi = min(svc_launches), max(svc_launches)
+    mine = [e for e in tr["traceEvents"] if names.get(e.get("tid")) == "batch" and lo < e.get("ts", -1) < hi]
+    return err, mine
+
+
+with Fikit(extra="substrate = mps", tasks=()) as fk:
+    with open(fk.config, "a") as f:
+        f.write("[task.serve]\npriority = 0\n"
+                "[task.batch]\npriority = 9\nmps_thread_percentage = 50\nshare = beside\n")
+    fk.start()
+    check(fk.run("batch", LP[:2] + ["-c", "3"] + LP[4:], measure=True).returncode == 0, "batch job measured")
+    check(fk.run("serve", SVC[:3] + ["5"] + SVC[4:], measure=True).returncode == 0, "service measured")
+    fk.stop()
+    cfg = fk.tool("config", "-c", fk.config).stdout
+    check("share beside" in cfg, "fikit config shows the task's share")
+
+    err, ev = beside_service(fk, LP)
+    kinds = lambda cat: [e for e in ev if e.get("cat") == cat]
+    beside_launches = len(kinds("launch"))
+    check(len(kinds("launch")) > 50,
+          f"beside: {len(kinds('launch'))} batch launches while the service was active")
+    check(not kinds("hold") and not kinds("fill") and not kinds("pace"),
+          f"none held, filled or paced ({len(kinds('hold'))}, {len(kinds('fill'))}, {len(kinds('pace'))})")
+    check("share = beside" not in err, "no warning with the cap in force")
+
+    # The same task with the cap taken out of its environment: gaps only.
+    err, ev = beside_service(fk, ["env", "-u", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] + LP)
+    check("share = beside, but CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is not set" in err,
+          "without the cap the task says why it shares only gaps")
+    gated = [e for e in ev if e.get("cat") in ("hold", "fill", "pace")]
+    launches = sum(e.get("cat") == "launch" for e in ev)
+    check(gated and launches < beside_launches / 2,
+          f"without the cap the job was held, filled or paced ({len(gated)} times) and launched "
+          f"{launches} kernels in the service's run, against {beside_launches} beside it")
