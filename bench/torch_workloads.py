@@ -4,16 +4,21 @@
       batch-1 inference; requests arrive as a Poisson process at R per second for
       S seconds; prints JSON with latency percentiles (arrival to result) and the
       measured window t0, t1 (time.monotonic(), which is CLOCK_MONOTONIC).
-      --rate 0 measures the service time back to back (capacity = 1 / mean).
+      --rate 0 measures the service time back to back (capacity = 1 / mean);
+      with --probe-load L, 30 % of the time back to back, the rest Poisson at L of
+      that capacity: its service_ms (from when a request could start to its
+      result) is the service time that Poisson requests see.
   train --seconds S [--batch 64] [--wait-go]
       resnet50 training steps in a closed loop; prints JSON with steps per second
       and "progress": [CLOCK_MONOTONIC seconds, steps done] at every
       synchronisation (every 4 steps), so that bench/evaluate can take the
       throughput over the service's window. SIGTERM ends the run early, results
       printed.
-Both print "ready" once warmed up; with --wait-go they then wait for a line on
-stdin before the measured part starts, so that bench/evaluate can warm up both
-tasks of a mode at once and start their measurements together.
+With --wait-go both print "loaded" once the model is built on the CPU and wait
+for a line on stdin before touching the GPU, then print "ready" once warmed up
+and wait for another line before the measured part starts: bench/evaluate
+starts the next mode's programs while the last one ends, then warms up both
+tasks of a mode at once and starts their measurements together.
 """
 import argparse
 import json
@@ -39,7 +44,16 @@ def build(model):
         x = torch.randn(1, 128, 768)
     else:
         sys.exit(f"unknown model {model}")
-    return m.cuda().eval(), x.cuda()
+    return m.eval(), x
+
+
+def loaded(a):
+    """Built on the CPU, nothing on the GPU yet: with --wait-go, say so and
+    wait, so that bench/evaluate can start the next mode's programs while the
+    last one ends and let them on the GPU only once it has."""
+    if a.wait_go:
+        print("loaded", flush=True)
+        sys.stdin.readline()
 
 
 def ready(a):
@@ -48,39 +62,61 @@ def ready(a):
         sys.stdin.readline()
 
 
+def requests(m, x, rate, seconds, rnd):
+    """Serves for `seconds`: Poisson arrivals at `rate`, or back to back at 0.
+    Returns (latencies ms, mean service ms, start, end): latency from arrival
+    to result, service from when a request could start (its arrival, or the
+    end of the one before) to its result."""
+    lat, busy = [], 0.0
+    start = time.monotonic()
+    arrival = start
+    while True:
+        if rate > 0:
+            arrival += -math.log(1.0 - rnd.random()) / rate
+            if arrival - start > seconds:
+                break
+            while time.monotonic() < arrival:
+                time.sleep(max(0.0, arrival - time.monotonic() - 50e-6))
+        else:
+            arrival = time.monotonic()
+            if arrival - start > seconds:
+                break
+        begun = time.monotonic()
+        m(x)
+        torch.cuda.synchronize()
+        done = time.monotonic()
+        lat.append((done - arrival) * 1e3)
+        busy += done - begun
+    return lat, busy * 1e3 / max(1, len(lat)), start, time.monotonic()
+
+
 def serve(a):
     torch.manual_seed(0)
     m, x = build(a.model)
+    loaded(a)
+    m, x = m.cuda(), x.cuda()
     with torch.no_grad():
         for _ in range(20):
             m(x)
         torch.cuda.synchronize()
         ready(a)
-        lat = []
         rnd = random.Random(a.seed)
-        start = time.monotonic()
-        arrival = start
-        while True:
-            if a.rate > 0:
-                arrival += -math.log(1.0 - rnd.random()) / a.rate
-                if arrival - start > a.seconds:
-                    break
-                while time.monotonic() < arrival:
-                    time.sleep(max(0.0, arrival - time.monotonic() - 50e-6))
-            else:
-                arrival = time.monotonic()
-                if arrival - start > a.seconds:
-                    break
-            m(x)
-            torch.cuda.synchronize()
-            lat.append((time.monotonic() - arrival) * 1e3)
-    end = time.monotonic()
+        extra = {}
+        rate = a.rate
+        if a.probe_load:
+            # Capacity as Poisson requests see it: a request after a pause may
+            # find the GPU's clocks and caches cold, so the back-to-back time
+            # (first part) understates it; the rest runs at probe_load of that.
+            b2b, b2b_ms, _, _ = requests(m, x, 0, a.seconds * 0.3, rnd)
+            rate = a.probe_load / (b2b_ms / 1e3)
+            extra = {"backtoback_ms": b2b_ms, "probe_rate": rate}
+        lat, service_ms, start, end = requests(m, x, rate, a.seconds * (0.7 if a.probe_load else 1), rnd)
     lat.sort()
     q = lambda p: lat[min(len(lat) - 1, int(p * (len(lat) - 1) + 0.5))]
-    print(json.dumps({"program": "serve", "model": a.model, "requests": len(lat),
-                      "mean_ms": sum(lat) / len(lat), "p50_ms": q(0.5), "p99_ms": q(0.99),
-                      "max_ms": lat[-1], "seconds": end - start, "t0": start, "t1": end,
-                      "wrong": 0}), flush=True)
+    print(json.dumps(dict({"program": "serve", "model": a.model, "requests": len(lat),
+                           "mean_ms": sum(lat) / len(lat), "service_ms": service_ms, "p50_ms": q(0.5),
+                           "p99_ms": q(0.99), "max_ms": lat[-1], "seconds": end - start, "t0": start,
+                           "t1": end, "wrong": 0}, **extra)), flush=True)
 
 
 stop = False
@@ -90,7 +126,9 @@ def train(a):
     global stop
     signal.signal(signal.SIGTERM, lambda *_: globals().__setitem__("stop", True))
     torch.manual_seed(0)
-    m = torchvision.models.resnet50(weights=None).cuda().train()
+    m = torchvision.models.resnet50(weights=None)
+    loaded(a)
+    m = m.cuda().train()
     opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
     x = torch.randn(a.batch, 3, 224, 224, device="cuda")
     y = torch.randint(0, 1000, (a.batch,), device="cuda")
@@ -133,6 +171,9 @@ def main():
     s.add_argument("--rate", type=float, default=0)
     s.add_argument("--seconds", type=float, default=8)
     s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--probe-load", type=float, default=0,
+                   help="with --rate 0: serve back to back for 30%% of the time, then Poisson at "
+                        "this fraction of that capacity (prints service_ms of the second part)")
     s.add_argument("--wait-go", action="store_true")
     t = sub.add_parser("train")
     t.add_argument("--seconds", type=float, default=3600)

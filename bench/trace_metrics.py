@@ -63,10 +63,10 @@ def metrics(events, hp, lp):
 
 def summary(m):
     """One line of text for a metrics() dict."""
-    nan = float("nan")
+    lat = (f", grant latency p50 {m['grant_latency_p50_us']:.1f} us, p99 {m['grant_latency_p99_us']:.1f} us"
+           if m.get("grants") and "grant_latency_p50_us" in m else "")
     return (f"{m.get('fills', 0)} launches filled gaps by themselves; {m.get('grants', 0)} grants "
-            f"({m.get('fits', 0)} into gaps, {m.get('starved', 0)} starved), grant latency "
-            f"p50 {m.get('grant_latency_p50_us', nan):.1f} us, p99 {m.get('grant_latency_p99_us', nan):.1f} us; "
+            f"({m.get('fits', 0)} into gaps, {m.get('starved', 0)} starved){lat}; "
             f"{m.get('paces', 0)} waits for the queue to drain ({m.get('paced_ms', 0):.0f} ms); "
             + (f"{m['gaps_measured']} gaps measured: {m['gap_below_p10']:.0%} shorter than their predicted "
                f"p10, median error of the predicted p50 {m['gap_p50_rel_error']:.0%}."

@@ -15,6 +15,10 @@ static void trace_add(struct fikitd_device *dev, const struct fikit_trace_event 
 {
     if (!dev->trace_cap)
         return;
+    if (dev->trace_count == dev->trace_cap)
+        fikit_warn("device %d: the trace holds its newest %zu events ([daemon] trace_events); older ones "
+                   "are dropped from now on",
+                   dev->index, dev->trace_cap);
     dev->trace[dev->trace_count % dev->trace_cap] = *e;
     dev->trace_count++;
 }
