@@ -120,10 +120,10 @@ int main(int argc, char **argv)
     double p50 = demo_quantile(lat, (size_t)requests, 0.5), p99 = demo_quantile(lat, (size_t)requests, 0.99);
     if (json)
         printf("{\"program\":\"service\",\"device\":\"%s\",\"requests\":%ld,\"seconds\":%.3f,"
-               "\"mean_ms\":%.3f,\"service_ms\":%.3f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,\"wrong\":%ld,"
-               "\"t0\":%.6f,\"t1\":%.6f}\n",
-               d.device_name, requests, elapsed, mean, busy_s * 1e3 / (double)requests, p50, p99, lat[requests - 1], bad, start,
-               start + elapsed);
+               "\"mean_ms\":%.3f,\"service_ms\":%.3f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
+               "\"wrong\":%ld,\"t0\":%.6f,\"t1\":%.6f}\n",
+               d.device_name, requests, elapsed, mean, busy_s * 1e3 / (double)requests, p50, p99,
+               lat[requests - 1], bad, start, start + elapsed);
     else
         printf("service: %ld requests on %s in %.2f s: latency mean %.2f ms, p50 %.2f ms, p99 %.2f ms; "
                "%s\n", requests, d.device_name, elapsed, mean, p50, p99,

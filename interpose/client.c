@@ -121,7 +121,8 @@ static void init_once_fn(void)
     fikit_config_socket_path(&c->cfg, c->socket_path, sizeof c->socket_path);
     pthread_atfork(NULL, NULL, after_fork_child);
     fikit_debug("task %s, priority %d%s%s, backend %s, socket %s", c->task, c->priority,
-                c->measure ? ", measuring" : "", c->beside ? ", beside higher levels" : "", fikit_backend_choice_name(c->backend), c->socket_path);
+                c->measure ? ", measuring" : "", c->beside ? ", beside higher levels" : "",
+                fikit_backend_choice_name(c->backend), c->socket_path);
     /* Last: a thread that sees KNOWN skips pthread_once and reads every
      * field above without a lock, so they must all be written by now. */
     atomic_store_explicit(&c->wants, wants_mask(c->backend) | FIKIT_CLIENT_WANTS_KNOWN,

@@ -100,9 +100,10 @@ int main(int argc, char **argv)
     double p50 = demo_quantile(lat, 0.5), p99 = demo_quantile(lat, 0.99), mx = demo_quantile(lat, 1.0);
     if (json)
         printf("{\"program\":\"service\",\"device\":\"%s\",\"requests\":%ld,\"seconds\":%.3f,"
-               "\"mean_ms\":%.4f,\"service_ms\":%.4f,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"max_ms\":%.4f,\"wrong\":%ld,"
-               "\"t0\":%.6f,\"t1\":%.6f}\n",
-               prop.name, requests, elapsed, mean, busy_s * 1e3 / requests, p50, p99, mx, bad, start, start + elapsed);
+               "\"mean_ms\":%.4f,\"service_ms\":%.4f,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"max_ms\":%.4f,"
+               "\"wrong\":%ld,\"t0\":%.6f,\"t1\":%.6f}\n",
+               prop.name, requests, elapsed, mean, busy_s * 1e3 / requests, p50, p99, mx, bad, start,
+               start + elapsed);
     else
         printf("service: %ld requests on %s in %.2f s: latency mean %.3f ms, p50 %.3f ms, p99 %.3f ms; %s\n",
                requests, prop.name, elapsed, mean, p50, p99, bad ? "WRONG OUTPUTS" : "all outputs correct");
