@@ -2,8 +2,9 @@
 
   serve --model resnet50|bert --rate R --seconds S [--wait-go]
       batch-1 inference; requests arrive as a Poisson process at R per second for
-      S seconds; prints JSON with latency percentiles (arrival to result) and the
-      measured window t0, t1 (time.monotonic(), which is CLOCK_MONOTONIC).
+      S seconds; prints JSON with latency percentiles (arrival to result), every
+      latency (latencies_ms, sorted) and the measured window t0, t1
+      (time.monotonic(), which is CLOCK_MONOTONIC).
       --rate 0 measures the service time back to back (capacity = 1 / mean);
       with --probe-load L, 30 % of the time back to back, the rest Poisson at L of
       that capacity: its service_ms (from when a request could start to its
@@ -16,7 +17,8 @@
       printed.
 With --wait-go both print "loaded" once the model is built on the CPU and wait
 for a line on stdin before touching the GPU, then print "ready" once warmed up
-and wait for another line before the measured part starts: bench/evaluate
+and wait for another line before the measured part starts (train then prints
+"started" once its first progress mark is taken): bench/evaluate
 starts the next mode's programs while the last one ends, then warms up both
 tasks of a mode at once and starts their measurements together.
 """
@@ -116,7 +118,8 @@ def serve(a):
     print(json.dumps(dict({"program": "serve", "model": a.model, "requests": len(lat),
                            "mean_ms": sum(lat) / len(lat), "service_ms": service_ms, "p50_ms": q(0.5),
                            "p99_ms": q(0.99), "max_ms": lat[-1], "seconds": end - start, "t0": start,
-                           "t1": end, "wrong": 0}, **extra)), flush=True)
+                           "t1": end, "wrong": 0, "latencies_ms": [round(v, 4) for v in lat]}, **extra)),
+          flush=True)
 
 
 stop = False
@@ -147,6 +150,8 @@ def train(a):
     ready(a)
     n, start = 0, time.monotonic()
     progress = [(start, 0)]
+    if a.wait_go:  # the service starts its window after this, inside the job's
+        print("started", flush=True)
     while not stop and time.monotonic() - start < a.seconds:
         loss = step()
         n += 1

@@ -29,7 +29,8 @@ static void usage(FILE *f)
                "      --json         print the result as JSON, with t0 and t1: the measured\n"
                "                     window, CLOCK_MONOTONIC seconds, and service_ms: the mean\n"
                "                     time a request took from when it could start (its arrival,\n"
-               "                     or the end of the one before) to its result\n"
+               "                     or the end of the one before) to its result, and every\n"
+               "                     request's latency (latencies_ms)\n"
                "  -h, --help         show this help\n");
 }
 
@@ -118,13 +119,16 @@ int main(int argc, char **argv)
         mean += lat[r] / (double)requests;
     qsort(lat, (size_t)requests, sizeof *lat, cmp_double);
     double p50 = demo_quantile(lat, (size_t)requests, 0.5), p99 = demo_quantile(lat, (size_t)requests, 0.99);
-    if (json)
+    if (json) {
         printf("{\"program\":\"service\",\"device\":\"%s\",\"requests\":%ld,\"seconds\":%.3f,"
                "\"mean_ms\":%.3f,\"service_ms\":%.3f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
-               "\"wrong\":%ld,\"t0\":%.6f,\"t1\":%.6f}\n",
+               "\"wrong\":%ld,\"t0\":%.6f,\"t1\":%.6f,\"latencies_ms\":[",
                d.device_name, requests, elapsed, mean, busy_s * 1e3 / (double)requests, p50, p99,
                lat[requests - 1], bad, start, start + elapsed);
-    else
+        for (long r = 0; r < requests; r++) /* sorted: the order is not needed */
+            printf("%s%.3f", r ? "," : "", lat[r]);
+        printf("]}\n");
+    } else
         printf("service: %ld requests on %s in %.2f s: latency mean %.2f ms, p50 %.2f ms, p99 %.2f ms; "
                "%s\n", requests, d.device_name, elapsed, mean, p50, p99,
                bad ? "WRONG OUTPUTS" : "all outputs correct");

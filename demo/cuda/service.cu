@@ -20,7 +20,8 @@ static void usage(FILE *f)
                "      --json         print the result as JSON, with t0 and t1: the measured\n"
                "                     window, CLOCK_MONOTONIC seconds, and service_ms: the mean\n"
                "                     time a request took from when it could start (its arrival,\n"
-               "                     or the end of the one before) to its result\n"
+               "                     or the end of the one before) to its result, and every\n"
+               "                     request's latency (latencies_ms)\n"
                "  -h, --help         show this help\n");
 }
 
@@ -98,13 +99,16 @@ int main(int argc, char **argv)
     for (double l : lat)
         mean += l / requests;
     double p50 = demo_quantile(lat, 0.5), p99 = demo_quantile(lat, 0.99), mx = demo_quantile(lat, 1.0);
-    if (json)
+    if (json) {
         printf("{\"program\":\"service\",\"device\":\"%s\",\"requests\":%ld,\"seconds\":%.3f,"
                "\"mean_ms\":%.4f,\"service_ms\":%.4f,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"max_ms\":%.4f,"
-               "\"wrong\":%ld,\"t0\":%.6f,\"t1\":%.6f}\n",
+               "\"wrong\":%ld,\"t0\":%.6f,\"t1\":%.6f,\"latencies_ms\":[",
                prop.name, requests, elapsed, mean, busy_s * 1e3 / requests, p50, p99, mx, bad, start,
                start + elapsed);
-    else
+        for (long r = 0; r < requests; r++)
+            printf("%s%.4f", r ? "," : "", lat[r]);
+        printf("]}\n");
+    } else
         printf("service: %ld requests on %s in %.2f s: latency mean %.3f ms, p50 %.3f ms, p99 %.3f ms; %s\n",
                requests, prop.name, elapsed, mean, p50, p99, bad ? "WRONG OUTPUTS" : "all outputs correct");
     return bad ? 1 : 0;
