@@ -78,6 +78,7 @@ void fikit_config_defaults(struct fikit_config *c)
     c->recheck_ns = p.recheck_ns;
     c->starve_after_ns = p.starve_after_ns;
     c->max_queued_ns = p.max_queued_ns;
+    c->beside_max_slowdown = p.beside_max_slowdown;
     c->poll_ns = 50 * 1000;
     c->spin_ns = 50 * 1000;
     c->trace_events = 65536;
@@ -347,6 +348,14 @@ static int handler(void *user, const char *section, const char *key, const char 
             get_us(x, section, key, val, 0, 60000000, &c->starve_after_ns);
         } else if (strcmp(key, "max_queued_us") == 0) {
             get_us(x, section, key, val, 0, 1000000, &c->max_queued_ns);
+        } else if (strcmp(key, "beside_max_slowdown") == 0) {
+            double v;
+            if (get_double(x, section, key, val, 0.0, 10.0, &v)) {
+                if (v != 0 && v < 1.0)
+                    BAD(x, section, key, val, "below 1 (a slowdown)", "0 (off) or a number from 1 to 10");
+                else
+                    c->beside_max_slowdown = v;
+            }
         } else if (strcmp(key, "poll_us") == 0) {
             get_us(x, section, key, val, 0, 100000, &c->poll_ns);
         } else if (strcmp(key, "spin_us") == 0) {
@@ -360,7 +369,7 @@ static int handler(void *user, const char *section, const char *key, const char 
         } else {
             fail(x, "[%s] %s: unknown key (accepted: policy, substrate, substrate_cost_us, "
                     "safety_margin_us, gap_confidence, idle_after_us, recheck_us, starve_after_us, "
-                    "max_queued_us, poll_us, spin_us)",
+                    "max_queued_us, beside_max_slowdown, poll_us, spin_us)",
                  section, key);
         }
         break;
@@ -675,6 +684,7 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
     p->recheck_ns = c->recheck_ns;
     p->starve_after_ns = c->starve_after_ns;
     p->max_queued_ns = c->max_queued_ns;
+    p->beside_max_slowdown = c->beside_max_slowdown;
 }
 
 int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid)

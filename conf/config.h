@@ -83,6 +83,7 @@ struct fikit_config {
     uint64_t recheck_ns;
     uint64_t starve_after_ns;  /* 0 = never */
     uint64_t max_queued_ns;    /* 0 = no bound */
+    double beside_max_slowdown; /* 0 = off */
     uint64_t poll_ns;
     uint64_t spin_ns; /* FIKIT_SPIN_ALWAYS: held launches spin for as long as they are held */
 

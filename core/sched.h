@@ -55,6 +55,9 @@ struct fikit_sched_params {
     uint64_t starve_after_ns;    /* held this long: fitted at the median; 0: never */
     uint64_t max_queued_ns;      /* work a lower level keeps queued ahead while a higher
                                   * level has a task (the clients keep to it); 0: no bound */
+    double beside_max_slowdown;  /* share = beside tasks share only gaps while the active
+                                  * higher level's kernels run this much slower than in
+                                  * its profile; 0: never (the clients keep to it) */
 };
 
 /* The confidence a starving stream head is fitted at: the median. */

@@ -22,7 +22,7 @@
 #define FIKIT_SHM_MAGIC 0x314d53544b4946ull /* "FIKTSM1" */
 /* 2: slots aligned to the cache line; 3: decision handshake; 4: clients fill
  * gaps themselves and pace their queue; 5: trace rings with back-pressure */
-#define FIKIT_SHM_VERSION 5
+#define FIKIT_SHM_VERSION 6
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -90,6 +90,11 @@ struct fikit_shm_slot {
     _Atomic uint64_t waiters_posted; /* bumped on every post: fikitd's hint */
     _Atomic uint64_t fills;          /* launches that filled a gap by themselves */
     _Atomic uint64_t paces;          /* launches that waited for their queue to drain */
+    /* How much slower the task's kernels run now than in its profile
+     * (measured alone), from its learner's samples, and when that was last
+     * measured: what share = beside tasks below it watch. 0: unknown. */
+    _Atomic uint32_t slowdown_ppm;
+    _Atomic uint64_t slowdown_ns;
     struct fikit_shm_waiter waiters[FIKIT_SHM_WAITERS];
     _Atomic uint64_t trace_head; /* total events written; ring index = head % size */
     _Atomic uint64_t trace_tail; /* events fikitd has read: a writer that finds the ring
@@ -130,6 +135,7 @@ struct fikit_shm_header {
     _Atomic uint64_t fill_until_ns;
     _Atomic uint64_t granted_until_ns;
     _Atomic uint64_t max_queued_ns;    /* lower-level work queued ahead; 0: no bound */
+    _Atomic uint32_t beside_max_slowdown_ppm; /* share = beside holds above it; 0: never */
     char device_key[128];
     char device_model[128];
 };

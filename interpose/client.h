@@ -10,6 +10,7 @@
 #include "conf/config.h"
 #include "core/measure.h"
 #include "core/shm.h"
+#include "core/slowdown.h"
 #include "interpose/predict.h"
 
 #include <limits.h>
@@ -48,6 +49,7 @@ struct fikit_client_device {
     bool dirty;                               /* learned since the last save */
     uint64_t saved_ns;
     char profile_path[PATH_MAX];
+    struct fikit_slowdown slow; /* against the profile loaded; the learner thread's */
 };
 
 #define FIKIT_CLIENT_WANTS_KNOWN (1u << 31)

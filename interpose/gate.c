@@ -63,10 +63,16 @@ enum above {
     ABOVE_ACTIVE, /* a higher level is active: fill its gap, else hold */
 };
 
+/* A slowdown older than this is not acted on: the task stopped being
+ * measured (it went quiet, or stopped sampling). */
+#define SLOWDOWN_FRESH_NS (1000 * FIKIT_NS_PER_MS)
+
 /* *rooms: what lower work may put into the gap of the highest active level
- * (ABOVE_ACTIVE only). */
+ * (ABOVE_ACTIVE only); *slowdown: the most any task of that level runs
+ * slower than in its profile, in ppm (0: unknown), read for share = beside
+ * tasks only. */
 static enum above levels_above(const struct fikit_registration *r, uint64_t now,
-                               struct fikit_fill_rooms *rooms)
+                               struct fikit_fill_rooms *rooms, uint32_t *slowdown)
 {
     struct fikit_shm *shm = r->shm;
     if (atomic_load_explicit(&shm->hdr.daemon_state, memory_order_relaxed) != FIKIT_DAEMON_RUNNING ||
@@ -98,9 +104,17 @@ static enum above levels_above(const struct fikit_registration *r, uint64_t now,
             memset(&pub, 0, sizeof pub);
             pub.busy_until_ns = now + 1;
         }
-        if (sl->level < top)
+        if (sl->level < top) {
             fikit_fill_rooms_init(rooms, max_queued);
+            *slowdown = 0;
+        }
         top = sl->level;
+        if (fikit_client.beside) {
+            uint32_t ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
+            uint64_t at = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
+            if (ppm > *slowdown && at + SLOWDOWN_FRESH_NS > now)
+                *slowdown = ppm;
+        }
         fikit_fill_rooms_add(rooms, &pub.gap, pub.busy_until_ns, now, confidence);
     }
     if (top == FIKIT_LEVELS)
@@ -292,6 +306,22 @@ static bool fill(struct fikit_registration *r, uint64_t key, uint64_t dur, uint6
     return true;
 }
 
+static bool beside_too_slow(const struct fikit_registration *r, uint32_t slowdown)
+{
+    uint32_t limit = atomic_load_explicit(&r->shm->hdr.beside_max_slowdown_ppm, memory_order_relaxed);
+    return limit && slowdown > limit;
+}
+
+#define BESIDE_RECHECK_NS (500 * 1000)
+
+static void beside_wait(struct fikit_registration *r, uint64_t key, uint64_t now)
+{
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = BESIDE_RECHECK_NS};
+    nanosleep(&ts, NULL); /* EINTR: looked at again sooner */
+    atomic_fetch_add_explicit(&r->slot->paces, 1, memory_order_relaxed);
+    trace(r, FIKIT_TRACE_PACE, key, 0, fikit_now_ns() - now);
+}
+
 /* Whether the launch goes now, fills a gap by itself, waits for its queue
  * to drain, or is held for fikitd: returns when it may go. */
 static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur,
@@ -299,7 +329,8 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
 {
     for (;;) {
         struct fikit_fill_rooms rooms;
-        switch (levels_above(r, now, &rooms)) {
+        uint32_t slowdown = 0;
+        switch (levels_above(r, now, &rooms, &slowdown)) {
         case ABOVE_NONE:
             return now;
         case ABOVE_IDLE:
@@ -310,9 +341,20 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
         case ABOVE_ACTIVE:
             /* Beside: the MPS thread cap, not fikit, keeps the task off the
              * SMs the higher levels need; it is still published, measured
-             * and traced, and lower levels still fill its gaps. */
-            if (fikit_client.beside)
-                return now;
+             * and traced, and lower levels still fill its gaps. While the
+             * level above runs slower than beside_max_slowdown allows (the
+             * cap does not divide memory bandwidth or caches), it shares
+             * only their gaps, like any lower task. */
+            if (fikit_client.beside) {
+                if (!beside_too_slow(r, slowdown) || fill(r, key, dur, now, &rooms))
+                    return now;
+                /* Not held at fikitd, which would keep it for a gap alone:
+                 * it looks again shortly, for room or for the slowdown to
+                 * fall back (the level above speeds up without it). */
+                beside_wait(r, key, now);
+                now = fikit_now_ns();
+                break;
+            }
             if (fill(r, key, dur, now, &rooms))
                 return now;
             hold(r, stream, key, dur, now);

@@ -46,6 +46,16 @@ static void trace_event(struct fikit_client_device *d, uint16_t type, uint64_t k
     fikit_shm_trace(r->shm, r->slot, &e);
 }
 
+/* For share = beside tasks below this one (gate.c). */
+static void publish_slowdown(struct fikit_client_device *d, uint32_t ppm)
+{
+    struct fikit_registration *r = atomic_load(&d->reg);
+    if (!r || !ppm)
+        return;
+    atomic_store_explicit(&r->slot->slowdown_ppm, ppm, memory_order_relaxed);
+    atomic_store_explicit(&r->slot->slowdown_ns, fikit_now_ns(), memory_order_relaxed);
+}
+
 static void process(struct fikit_sample *s, uint64_t dur)
 {
     struct fikit_client_device *d = s->dev;
@@ -68,6 +78,7 @@ static void process(struct fikit_sample *s, uint64_t dur)
     }
     pthread_mutex_unlock(&d->store_lock);
     trace_event(d, FIKIT_TRACE_KERNEL, s->key, dur, 0, 0);
+    publish_slowdown(d, fikit_slowdown_add(&d->slow, s->key, dur));
 
     if (di >= 0 && have_last[di]) {
         struct fikit_sample *p = &last[di];

@@ -73,6 +73,10 @@ int fikit_cmd_config(int argc, char **argv)
         printf("idle_after_us     auto (learned)\n");
     printf("starve_after_us   %llu\n", (unsigned long long)cfg.starve_after_ns / 1000);
     printf("max_queued_us     %llu\n", (unsigned long long)cfg.max_queued_ns / 1000);
+    if (cfg.beside_max_slowdown)
+        printf("beside_max_slowdown %g\n", cfg.beside_max_slowdown);
+    else
+        printf("beside_max_slowdown 0 (off)\n");
     printf("socket            %s\n", sock);
     printf("state_dir         %s\n", state);
     printf("profile_dir       %s\n", prof);

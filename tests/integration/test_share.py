@@ -6,7 +6,9 @@ instead of only in their gaps. Here (OpenCL on the CPU, where the cap means
 nothing to the device) what is tested is fikit's side: with the cap in the
 task's environment, none of its launches is held, filled into a gap or paced
 while the service is active; without the cap in its environment, it warns and
-shares only the gaps again, held like any lower task."""
+shares only the gaps again, held like any lower task. With
+beside_max_slowdown set, it also shares only gaps while the service's
+kernels run slower than in its profile."""
 import time
 from harness import BATCH, SERVICE, Fikit, check, result, threads
 
@@ -35,10 +37,15 @@ def beside_service(fk, lp_argv):
     return err, mine
 
 
-with Fikit(extra="substrate = mps", tasks=()) as fk:
+def configure(fk, guard=0):
+    fk.write_config("fill", f"substrate = mps\nbeside_max_slowdown = {guard}", tasks=())
     with open(fk.config, "a") as f:
-        f.write("[task.serve]\npriority = 0\n"
+        f.write("[client]\nsample_rate = 0.5\n[task.serve]\npriority = 0\n"
                 "[task.batch]\npriority = 9\nmps_thread_percentage = 50\nshare = beside\n")
+
+
+with Fikit() as fk:
+    configure(fk)
     fk.start()
     check(fk.run("batch", LP[:2] + ["-c", "3"] + LP[4:], measure=True).returncode == 0, "batch job measured")
     check(fk.run("serve", SVC[:3] + ["5"] + SVC[4:], measure=True).returncode == 0, "service measured")
@@ -64,3 +71,15 @@ with Fikit(extra="substrate = mps", tasks=()) as fk:
     check(gated and launches < beside_launches / 2,
           f"without the cap the job was held, filled or paced ({len(gated)} times) and launched "
           f"{launches} kernels in the service's run, against {beside_launches} beside it")
+
+    # With beside_max_slowdown: on this CPU device the job's kernels beside
+    # the service take cores from it, its sampled kernels run slower than in
+    # its profile (measured alone above), and the job falls back to its gaps.
+    configure(fk, guard=1.05)
+    err, ev = beside_service(fk, LP)
+    waits = sum(e.get("cat") in ("hold", "pace") for e in ev)
+    launches = sum(e.get("cat") == "launch" for e in ev)
+    check("share = beside" not in err, "the cap is in force: no warning")
+    check(waits > 0 and launches < beside_launches,
+          f"with beside_max_slowdown = 1.05 the job waited for gaps or for the service to speed up {waits} "
+          f"times and launched {launches} kernels in the service's run, against {beside_launches} without it")

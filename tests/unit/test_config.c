@@ -66,7 +66,7 @@ Test(config, every_key_is_read)
                               "[scheduler]\npolicy = strict\nsubstrate = mps\nsubstrate_cost_us = 12\n"
                               "safety_margin_us = 7\ngap_confidence = 0.25\nidle_after_us = 5000\n"
                               "recheck_us = 300\npoll_us = 0\nspin_us = 70\nstarve_after_us = 0\n"
-                              "max_queued_us = 150\n"
+                              "max_queued_us = 150\nbeside_max_slowdown = 1.2\n"
                               "[daemon]\nsocket = /tmp/x.sock\nsocket_group = video\nstate_dir = /tmp/state\n"
                               "trace_events = 2048\n"
                               "[client]\non_daemon_missing = fail\nsample_rate = 0.5\n"
@@ -91,10 +91,12 @@ Test(config, every_key_is_read)
     cr_assert_eq(c.spin_ns, 70000);
     cr_assert_eq(c.starve_after_ns, 0, "0 turns the starving rule off");
     cr_assert_eq(c.max_queued_ns, 150000);
+    cr_assert_float_eq(c.beside_max_slowdown, 1.2, 1e-12);
     struct fikit_sched_params sp;
     fikit_config_sched_params(&c, -1, &sp);
     cr_assert_eq(sp.starve_after_ns, 0);
     cr_assert_eq(sp.max_queued_ns, 150000);
+    cr_assert_float_eq(sp.beside_max_slowdown, 1.2, 1e-12);
     cr_assert_str_eq(c.socket_group, "video");
     cr_assert_str_eq(c.socket_path, "/tmp/x.sock");
     cr_assert_str_eq(c.state_dir, "/tmp/state");
@@ -135,7 +137,7 @@ Test(config, unknown_key)
     expect_error("[scheduler]\npolicy = fill\npolcy = strict\n",
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
                  "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, recheck_us, "
-                 "starve_after_us, max_queued_us, poll_us, spin_us)");
+                 "starve_after_us, max_queued_us, beside_max_slowdown, poll_us, spin_us)");
 }
 
 Test(config, bad_number)
@@ -192,6 +194,13 @@ Test(config, share_beside_needs_a_thread_cap_under_mps)
                  "mps_thread_percentage 100)");
     expect_error("[task.train]\npriority = 9\nshare = always\n",
                  "3: [task.train] share = always: unknown value (accepted: gaps, beside)");
+}
+
+Test(config, beside_max_slowdown_is_off_or_a_slowdown)
+{
+    expect_error("[scheduler]\nbeside_max_slowdown = 0.5\n",
+                 "2: [scheduler] beside_max_slowdown = 0.5: below 1 (a slowdown) (accepted: 0 (off) or a "
+                 "number from 1 to 10)");
 }
 
 Test(config, bad_task_name)

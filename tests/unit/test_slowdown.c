@@ -1,0 +1,88 @@
+/* core/slowdown: the slowdown against a profile's frozen medians. */
+#include "core/slowdown.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+static struct fikit_measure_store store;
+static uint64_t short_key, long_key;
+
+/* A profile of two kernels: one of 10 us, one of 1000 us (medians). */
+static void setup(void)
+{
+    cr_assert_eq(fikit_measure_init(&store), 0);
+    struct fikit_kernel_desc a = {.backend = FIKIT_BACKEND_CUDA, .name = "short_kernel", .grid = {1, 1, 1}};
+    struct fikit_kernel_desc b = {.backend = FIKIT_BACKEND_CUDA, .name = "long_kernel", .grid = {1, 1, 1}};
+    short_key = fikit_kernel_key(&a);
+    long_key = fikit_kernel_key(&b);
+    cr_assert_eq(fikit_measure_add_kernel(&store, short_key, &a), 0);
+    cr_assert_eq(fikit_measure_add_kernel(&store, long_key, &b), 0);
+    for (int i = 0; i < 101; i++) {
+        cr_assert_eq(fikit_measure_add_duration(&store, short_key, 9000 + 20 * (uint64_t)i), 0);
+        cr_assert_eq(fikit_measure_add_duration(&store, long_key, 990000 + 200 * (uint64_t)i), 0);
+    }
+}
+
+static void teardown(void) { fikit_measure_destroy(&store); }
+
+TestSuite(slowdown, .init = setup, .fini = teardown);
+
+static double ratio(uint32_t ppm) { return ppm / 1e6; }
+
+Test(slowdown, as_fast_as_the_profile_is_one)
+{
+    struct fikit_slowdown s;
+    cr_assert_eq(fikit_slowdown_init(&s, &store), 0);
+    uint32_t ppm = 0;
+    for (int i = 0; i < 50; i++)
+        ppm = fikit_slowdown_add(&s, i % 2 ? short_key : long_key, i % 2 ? 10000 : 1000000);
+    cr_assert_float_eq(ratio(ppm), 1.0, 0.05, "the medians are the reference: %f", ratio(ppm));
+    fikit_slowdown_free(&s);
+}
+
+Test(slowdown, twice_as_slow_is_two_and_recovers)
+{
+    struct fikit_slowdown s;
+    cr_assert_eq(fikit_slowdown_init(&s, &store), 0);
+    uint32_t ppm = 0;
+    for (int i = 0; i < 200; i++)
+        ppm = fikit_slowdown_add(&s, short_key, 20000);
+    cr_assert_float_eq(ratio(ppm), 2.0, 0.05, "%f", ratio(ppm));
+    /* Back to the profile's speed: about the last twenty kernels count. */
+    for (int i = 0; i < 20; i++)
+        ppm = fikit_slowdown_add(&s, short_key, 10000);
+    cr_assert_lt(ratio(ppm), 1.5, "recovering after 20 kernels: %f", ratio(ppm));
+    for (int i = 0; i < 100; i++)
+        ppm = fikit_slowdown_add(&s, short_key, 10000);
+    cr_assert_float_eq(ratio(ppm), 1.0, 0.02, "recovered: %f", ratio(ppm));
+    fikit_slowdown_free(&s);
+}
+
+Test(slowdown, long_kernels_weigh_by_their_length)
+{
+    /* The short kernel 3x slower, the long one as in the profile: time
+     * measured against time expected is (30 + 1000) / (10 + 1000), near 1. */
+    struct fikit_slowdown s;
+    cr_assert_eq(fikit_slowdown_init(&s, &store), 0);
+    uint32_t ppm = 0;
+    for (int i = 0; i < 200; i++)
+        ppm = fikit_slowdown_add(&s, i % 2 ? short_key : long_key, i % 2 ? 30000 : 1000000);
+    cr_assert_float_eq(ratio(ppm), 1030.0 / 1010.0, 0.01, "%f", ratio(ppm));
+    fikit_slowdown_free(&s);
+}
+
+Test(slowdown, unknown_kernels_and_no_profile_say_nothing)
+{
+    struct fikit_slowdown s;
+    cr_assert_eq(fikit_slowdown_init(&s, &store), 0);
+    cr_assert_eq(fikit_slowdown_add(&s, 12345, 10000), 0, "a kernel the profile does not have");
+    cr_assert_eq(fikit_slowdown_add(&s, 0, 10000), 0, "key 0 names no kernel");
+    fikit_slowdown_free(&s);
+
+    struct fikit_measure_store empty;
+    cr_assert_eq(fikit_measure_init(&empty), 0);
+    cr_assert_eq(fikit_slowdown_init(&s, &empty), 0);
+    cr_assert_eq(fikit_slowdown_add(&s, short_key, 10000), 0, "no profile: no references");
+    fikit_slowdown_free(&s);
+    fikit_measure_destroy(&empty);
+}
