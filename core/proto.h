@@ -107,7 +107,8 @@ struct fikit_msg_status_task {
     int32_t requested_level;
     uint32_t uid;
     uint32_t active;
-    uint32_t pad;
+    uint32_t slowdown_ppm; /* its kernels against its profile, measured in the last second;
+                            * 0: unknown (was padding: an older fikitd sends 0) */
     uint64_t launches, holds, grants, held_now;
     uint64_t fills, paces; /* gaps filled without fikitd; waits for the queue to drain */
     uint64_t idle_after_ns;

@@ -22,7 +22,9 @@ static void usage(FILE *f)
                "every task:\n"
                "its slot, pid, priority (and what it asked for, if [limits] lowered it),\n"
                "whether it is active, its launches, holds and grants, the launches that filled\n"
-               "a gap by themselves (fills) and that waited for their queue to drain (paces).\n"
+               "a gap by themselves (fills) and that waited for their queue to drain (paces),\n"
+               "and how much slower its sampled kernels ran in the last second than in its\n"
+               "profile (slowdown; - when unknown), which share = beside tasks below it watch.\n"
                "\n"
                "Options:\n"
                "  -c, --config FILE   read the socket path from this fikit.ini\n"
@@ -127,9 +129,9 @@ int fikit_cmd_status(int argc, char **argv)
                    d->pickup_p50_ns / 1000.0, d->pickup_p99_ns / 1000.0, d->pickup_max_ns / 1000.0,
                    (unsigned long long)d->pickups, d->pass_p50_ns / 1000.0, d->pass_p99_ns / 1000.0,
                    d->pass_max_ns / 1000.0, (unsigned long long)d->passes);
-            printf("  %4s %8s %-20s %8s %-6s %10s %8s %8s %8s %8s %5s %9s\n", "slot", "pid", "task",
+            printf("  %4s %8s %-20s %8s %-6s %10s %8s %8s %8s %8s %5s %9s %8s\n", "slot", "pid", "task",
                    "priority", "state", "launches", "holds", "grants", "fills", "paces", "held",
-                   "idle_ms");
+                   "idle_ms", "slowdown");
         } else if (type == FIKIT_MSG_STATUS_TASK) {
             const struct fikit_msg_status_task *t = fikit_proto_payload(buf);
             char prio[16];
@@ -137,11 +139,14 @@ int fikit_cmd_status(int argc, char **argv)
                 snprintf(prio, sizeof prio, "%d(<-%d)", t->level, t->requested_level);
             else
                 snprintf(prio, sizeof prio, "%d", t->level);
-            printf("  %4u %8d %-20s %8s %-6s %10llu %8llu %8llu %8llu %8llu %5llu %9.1f\n", t->slot,
+            char slow[16] = "-";
+            if (t->slowdown_ppm)
+                snprintf(slow, sizeof slow, "%.2fx", t->slowdown_ppm / 1e6);
+            printf("  %4u %8d %-20s %8s %-6s %10llu %8llu %8llu %8llu %8llu %5llu %9.1f %8s\n", t->slot,
                    t->pid, t->name, prio, t->active ? "active" : "idle", (unsigned long long)t->launches,
                    (unsigned long long)t->holds, (unsigned long long)t->grants,
                    (unsigned long long)t->fills, (unsigned long long)t->paces,
-                   (unsigned long long)t->held_now, t->idle_after_ns / 1e6);
+                   (unsigned long long)t->held_now, t->idle_after_ns / 1e6, slow);
         } else if (type == FIKIT_MSG_ERROR) {
             const struct fikit_msg_error *e = fikit_proto_payload(buf);
             fprintf(stderr, "fikit status: %s\n", e->text);

@@ -16,14 +16,30 @@ SVC = [SERVICE, "--json", "-n", "50", "-r", "0", "-k", "6", "-g", "3000", "-w", 
 LP = [BATCH, "--json", "-t", "4", "-w", "200"]
 
 
+def slowdowns(status, task):
+    """The slowdown column of a task's rows in `fikit status` (None: '-')."""
+    out = []
+    for line in status.splitlines():
+        f = line.split()
+        if len(f) == 13 and f[2] == task:
+            out.append(float(f[12].rstrip("x")) if f[12] != "-" else None)
+    return out
+
+
 def beside_service(fk, lp_argv):
     """Runs a service while the batch job runs; returns (batch stderr, the
-    batch task's trace events inside the service's run)."""
+    batch task's trace events inside the service's run, the service's
+    slowdowns that `fikit status` showed meanwhile)."""
     fk.start("--trace")
     lp = fk.popen("batch", lp_argv)
     time.sleep(1.5)  # past the job's start-up (PoCL builds its program)
-    svc = fk.run("serve", SVC, timeout=120)
-    check(svc.returncode == 0 and result(svc)["wrong"] == 0, "the service's outputs were right")
+    svc = fk.popen("serve", SVC)
+    seen = []
+    while svc.poll() is None:
+        seen += slowdowns(fk.status(), "serve")
+        time.sleep(0.2)
+    out, _ = svc.communicate(timeout=120)
+    check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
     out, err = lp.communicate(timeout=120)
     check(lp.returncode == 0 and result(out)["wrong"] == 0,
           f"the batch job ran {result(out)['kernels']} kernels, all correct")
@@ -34,7 +50,7 @@ def beside_service(fk, lp_argv):
                     if e.get("cat") == "launch" and names.get(e["tid"]) == "serve"]
     lo, hi = min(svc_launches), max(svc_launches)
     mine = [e for e in tr["traceEvents"] if names.get(e.get("tid")) == "batch" and lo < e.get("ts", -1) < hi]
-    return err, mine
+    return err, mine, seen
 
 
 def configure(fk, guard=0):
@@ -53,7 +69,7 @@ with Fikit() as fk:
     cfg = fk.tool("config", "-c", fk.config).stdout
     check("share beside" in cfg, "fikit config shows the task's share")
 
-    err, ev = beside_service(fk, LP)
+    err, ev, _ = beside_service(fk, LP)
     kinds = lambda cat: [e for e in ev if e.get("cat") == cat]
     beside_launches = len(kinds("launch"))
     check(len(kinds("launch")) > 50,
@@ -63,7 +79,7 @@ with Fikit() as fk:
     check("share = beside" not in err, "no warning with the cap in force")
 
     # The same task with the cap taken out of its environment: gaps only.
-    err, ev = beside_service(fk, ["env", "-u", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] + LP)
+    err, ev, _ = beside_service(fk, ["env", "-u", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] + LP)
     check("share = beside, but CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is not set" in err,
           "without the cap the task says why it shares only gaps")
     gated = [e for e in ev if e.get("cat") in ("hold", "fill", "pace")]
@@ -76,10 +92,13 @@ with Fikit() as fk:
     # the service take cores from it, its sampled kernels run slower than in
     # its profile (measured alone above), and the job falls back to its gaps.
     configure(fk, guard=1.05)
-    err, ev = beside_service(fk, LP)
+    err, ev, seen = beside_service(fk, LP)
     waits = sum(e.get("cat") in ("hold", "pace") for e in ev)
     launches = sum(e.get("cat") == "launch" for e in ev)
     check("share = beside" not in err, "the cap is in force: no warning")
+    known = [x for x in seen if x is not None]
+    check(known and max(known) > 1.05, f"fikit status showed the service's slowdown against its profile: "
+                                       f"{', '.join(f'{x:.2f}x' for x in known[:8])}")
     check(waits > 0 and launches < beside_launches,
           f"with beside_max_slowdown = 1.05 the job waited for gaps or for the service to speed up {waits} "
           f"times and launched {launches} kernels in the service's run, against {beside_launches} without it")

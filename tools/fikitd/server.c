@@ -383,6 +383,8 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
             mt->grants = atomic_load(&sl->grants);
             mt->fills = atomic_load(&sl->fills);
             mt->paces = atomic_load(&sl->paces);
+            if (atomic_load(&sl->slowdown_ns) + FIKIT_NS_PER_S > now)
+                mt->slowdown_ppm = atomic_load(&sl->slowdown_ppm);
             for (size_t r = 0; r < dev->sched.nreq; r++)
                 if (dev->sched.req[r].task_id == (uint32_t)s)
                     mt->held_now++;
