@@ -196,11 +196,9 @@ void fikit_futex_wake(_Atomic uint32_t *addr, int n)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, n, NULL, NULL, 0);
 }
 
-/* Wakes fikitd to drain the trace rings (a system call: only while tracing,
- * and only at the crossings below). */
-static void trace_ring_bell(struct fikit_shm *shm)
+void fikit_shm_ring_arbiter(struct fikit_shm *shm)
 {
-    atomic_fetch_add_explicit(&shm->hdr.arbiter_futex, 1, memory_order_release);
+    atomic_fetch_add(&shm->hdr.arbiter_futex, 1);
     fikit_futex_wake(&shm->hdr.arbiter_futex, 1);
 }
 
@@ -215,12 +213,13 @@ void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
      * its bell, and one that would overwrite an unread event waits for it
      * to be read, a bounded time (then it overwrites, and fikitd counts the
      * loss). Tracing is for looking at scheduling; losing its events would
-     * make what it shows wrong, a short wait only makes a burst slower. */
+     * make what it shows wrong, a short wait only makes a burst slower. The
+     * bell is a system call: only at these crossings, only while tracing. */
     uint64_t unread = i + 1 - atomic_load_explicit(&slot->trace_tail, memory_order_acquire);
     if (unread >= FIKIT_SHM_TRACE / 2 && unread % (FIKIT_SHM_TRACE / 8) == 0)
-        trace_ring_bell(shm);
+        fikit_shm_ring_arbiter(shm);
     if (unread > FIKIT_SHM_TRACE) {
-        trace_ring_bell(shm);
+        fikit_shm_ring_arbiter(shm);
         for (int n = 0; n < FIKIT_TRACE_WAIT_NS / FIKIT_TRACE_WAIT_STEP_NS; n++) {
             if (i + 1 - atomic_load_explicit(&slot->trace_tail, memory_order_acquire) <= FIKIT_SHM_TRACE ||
                 atomic_load_explicit(&shm->hdr.daemon_state, memory_order_relaxed) != FIKIT_DAEMON_RUNNING)

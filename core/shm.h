@@ -202,6 +202,9 @@ static inline void fikit_cpu_relax(void)
 /* Futex wait/wake on a word of the shared segment (across processes). */
 int fikit_futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns);
 void fikit_futex_wake(_Atomic uint32_t *addr, int n);
+/* Bumps and wakes fikitd's arbiter: a launch was posted, held work may go,
+ * or a trace ring needs draining. */
+void fikit_shm_ring_arbiter(struct fikit_shm *shm);
 
 /* Appends to a slot's trace ring if tracing is on. Rings fikitd's bell as
  * the unread part passes half the ring, and waits (at most

@@ -176,8 +176,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     atomic_store_explicit(&w->state, FIKIT_WAITER_POSTED, memory_order_release);
     atomic_fetch_add(&slot->holds, 1);
     trace(r, FIKIT_TRACE_HOLD, key, dur, 0);
-    atomic_fetch_add(&r->shm->hdr.arbiter_futex, 1);
-    fikit_futex_wake(&r->shm->hdr.arbiter_futex, 1);
+    fikit_shm_ring_arbiter(r->shm);
     fikit_fault_point(FIKIT_FAULT_HOLD);
 
     uint64_t spin = atomic_load_explicit(&r->shm->hdr.spin_ns, memory_order_relaxed);

@@ -358,8 +358,7 @@ void fikitd_device_close(struct fikitd_device *dev)
         apply_grants(dev, grants, n);
     dev->stopping = true;
     pthread_mutex_unlock(&dev->lock);
-    atomic_fetch_add(&dev->shm->hdr.arbiter_futex, 1);
-    fikit_futex_wake(&dev->shm->hdr.arbiter_futex, 1);
+    fikit_shm_ring_arbiter(dev->shm);
     if (dev->arbiter_running)
         pthread_join(dev->arbiter, NULL);
     fikit_shm_unmap(dev->shm);
@@ -428,8 +427,7 @@ void fikitd_device_remove_task(struct fikitd_device *dev, int s)
     update_masks(dev);
     pthread_mutex_unlock(&dev->lock);
     /* Held work of others may go now. */
-    atomic_fetch_add(&dev->shm->hdr.arbiter_futex, 1);
-    fikit_futex_wake(&dev->shm->hdr.arbiter_futex, 1);
+    fikit_shm_ring_arbiter(dev->shm);
 }
 
 void fikitd_device_set_trace(struct fikitd_device *dev, bool on)
@@ -450,8 +448,7 @@ void fikitd_device_set_trace(struct fikitd_device *dev, bool on)
     }
     atomic_store(&dev->shm->hdr.trace_on, on ? 1u : 0u);
     pthread_mutex_unlock(&dev->lock);
-    atomic_fetch_add(&dev->shm->hdr.arbiter_futex, 1);
-    fikit_futex_wake(&dev->shm->hdr.arbiter_futex, 1);
+    fikit_shm_ring_arbiter(dev->shm);
 }
 
 static int by_time(const void *a, const void *b)
