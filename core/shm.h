@@ -21,7 +21,8 @@
 
 #define FIKIT_SHM_MAGIC 0x314d53544b4946ull /* "FIKTSM1" */
 /* 2: slots aligned to the cache line; 3: decision handshake; 4: clients fill
- * gaps themselves and pace their queue; 5: trace rings with back-pressure */
+ * gaps themselves and pace their queue; 5: trace rings with back-pressure;
+ * 6: each task's slowdown against its profile, and beside_max_slowdown */
 #define FIKIT_SHM_VERSION 6
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
@@ -73,6 +74,11 @@ struct fikit_shm_launch {
 
 /* Cache-line aligned, so a launch's publication (pub_lock to pub) always
  * spans the same two lines, whichever slot the task has. */
+/* A slot's slowdown measured longer ago than this (its task went quiet or
+ * stopped sampling) is neither acted on (interpose/gate.c) nor shown
+ * (fikit status). */
+#define FIKIT_SLOWDOWN_FRESH_NS 1000000000ull
+
 struct fikit_shm_slot {
     /* written by fikitd */
     _Alignas(64) _Atomic uint32_t state;
@@ -135,7 +141,7 @@ struct fikit_shm_header {
     _Atomic uint64_t fill_until_ns;
     _Atomic uint64_t granted_until_ns;
     _Atomic uint64_t max_queued_ns;    /* lower-level work queued ahead; 0: no bound */
-    _Atomic uint32_t beside_max_slowdown_ppm; /* share = beside holds above it; 0: never */
+    _Atomic uint32_t beside_max_slowdown_ppm; /* share = beside tasks share only gaps above it; 0: never */
     char device_key[128];
     char device_model[128];
 };

@@ -63,10 +63,6 @@ enum above {
     ABOVE_ACTIVE, /* a higher level is active: fill its gap, else hold */
 };
 
-/* A slowdown older than this is not acted on: the task stopped being
- * measured (it went quiet, or stopped sampling). */
-#define SLOWDOWN_FRESH_NS (1000 * FIKIT_NS_PER_MS)
-
 /* *rooms: what lower work may put into the gap of the highest active level
  * (ABOVE_ACTIVE only); *slowdown: the most any task of that level runs
  * slower than in its profile, in ppm (0: unknown), read for share = beside
@@ -112,7 +108,7 @@ static enum above levels_above(const struct fikit_registration *r, uint64_t now,
         if (fikit_client.beside) {
             uint32_t ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
             uint64_t at = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
-            if (ppm > *slowdown && at + SLOWDOWN_FRESH_NS > now)
+            if (ppm > *slowdown && at + FIKIT_SLOWDOWN_FRESH_NS > now)
                 *slowdown = ppm;
         }
         fikit_fill_rooms_add(rooms, &pub.gap, pub.busy_until_ns, now, confidence);

@@ -383,7 +383,7 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
             mt->grants = atomic_load(&sl->grants);
             mt->fills = atomic_load(&sl->fills);
             mt->paces = atomic_load(&sl->paces);
-            if (atomic_load(&sl->slowdown_ns) + FIKIT_NS_PER_S > now)
+            if (atomic_load(&sl->slowdown_ns) + FIKIT_SLOWDOWN_FRESH_NS > now)
                 mt->slowdown_ppm = atomic_load(&sl->slowdown_ppm);
             for (size_t r = 0; r < dev->sched.nreq; r++)
                 if (dev->sched.req[r].task_id == (uint32_t)s)
