@@ -29,14 +29,23 @@ TestSuite(slowdown, .init = setup, .fini = teardown);
 
 static double ratio(uint32_t ppm) { return ppm / 1e6; }
 
+/* n measured kernels: the long one and the short one in turn, or only the
+ * short one when long_ns is 0; the slowdown after the last, as a ratio. */
+static double feed(struct fikit_slowdown *s, int n, uint64_t short_ns, uint64_t long_ns)
+{
+    uint32_t ppm = 0;
+    for (int i = 0; i < n; i++)
+        ppm = long_ns && i % 2 == 0 ? fikit_slowdown_add(s, long_key, long_ns)
+                                    : fikit_slowdown_add(s, short_key, short_ns);
+    return ratio(ppm);
+}
+
 Test(slowdown, as_fast_as_the_profile_is_one)
 {
     struct fikit_slowdown s;
     cr_assert_eq(fikit_slowdown_init(&s, &store), 0);
-    uint32_t ppm = 0;
-    for (int i = 0; i < 50; i++)
-        ppm = fikit_slowdown_add(&s, i % 2 ? short_key : long_key, i % 2 ? 10000 : 1000000);
-    cr_assert_float_eq(ratio(ppm), 1.0, 0.05, "the medians are the reference: %f", ratio(ppm));
+    double r = feed(&s, 50, 10000, 1000000);
+    cr_assert_float_eq(r, 1.0, 0.05, "the medians are the reference: %f", r);
     fikit_slowdown_free(&s);
 }
 
@@ -44,17 +53,13 @@ Test(slowdown, twice_as_slow_is_two_and_recovers)
 {
     struct fikit_slowdown s;
     cr_assert_eq(fikit_slowdown_init(&s, &store), 0);
-    uint32_t ppm = 0;
-    for (int i = 0; i < 200; i++)
-        ppm = fikit_slowdown_add(&s, short_key, 20000);
-    cr_assert_float_eq(ratio(ppm), 2.0, 0.05, "%f", ratio(ppm));
+    double r = feed(&s, 200, 20000, 0);
+    cr_assert_float_eq(r, 2.0, 0.05, "%f", r);
     /* Back to the profile's speed: about the last twenty kernels count. */
-    for (int i = 0; i < 20; i++)
-        ppm = fikit_slowdown_add(&s, short_key, 10000);
-    cr_assert_lt(ratio(ppm), 1.5, "recovering after 20 kernels: %f", ratio(ppm));
-    for (int i = 0; i < 100; i++)
-        ppm = fikit_slowdown_add(&s, short_key, 10000);
-    cr_assert_float_eq(ratio(ppm), 1.0, 0.02, "recovered: %f", ratio(ppm));
+    r = feed(&s, 20, 10000, 0);
+    cr_assert_lt(r, 1.5, "recovering after 20 kernels: %f", r);
+    r = feed(&s, 100, 10000, 0);
+    cr_assert_float_eq(r, 1.0, 0.02, "recovered: %f", r);
     fikit_slowdown_free(&s);
 }
 
@@ -64,10 +69,8 @@ Test(slowdown, long_kernels_weigh_by_their_length)
      * measured against time expected is (30 + 1000) / (10 + 1000), near 1. */
     struct fikit_slowdown s;
     cr_assert_eq(fikit_slowdown_init(&s, &store), 0);
-    uint32_t ppm = 0;
-    for (int i = 0; i < 200; i++)
-        ppm = fikit_slowdown_add(&s, i % 2 ? short_key : long_key, i % 2 ? 30000 : 1000000);
-    cr_assert_float_eq(ratio(ppm), 1030.0 / 1010.0, 0.01, "%f", ratio(ppm));
+    double r = feed(&s, 200, 30000, 1000000);
+    cr_assert_float_eq(r, 1030.0 / 1010.0, 0.01, "%f", r);
     fikit_slowdown_free(&s);
 }
 
