@@ -9,7 +9,9 @@
                     beside an idle high-priority task, and how long in all
   grant latency     from fikitd's grant to the held launch going to the device,
                     p50 and p99 in microseconds: the release path (wake-up or
-                    spin, then the launch)
+                    spin, then the launch); and the same apart for the grants
+                    that found the held thread spinning and those that had to
+                    wake it (trace "woken"), which tells what the p99 is made of
   gap prediction    for the high-priority task's gaps with a prediction: how
                     often the gap seen was shorter than its predicted p10, and
                     the median relative error of the predicted p50
@@ -35,15 +37,22 @@ def metrics(events, hp, lp):
     out = {}
     if lp in tid:
         mine = [e for e in events if e.get("tid") == tid[lp]]
-        grants = sorted(e["ts"] + e["dur"] for e in mine if e.get("cat") == "grant")
+        grants = sorted((e["ts"] + e["dur"], bool(e["args"].get("woken")))
+                        for e in mine if e.get("cat") == "grant")
         launches = sorted(e["ts"] for e in mine if e.get("cat") == "launch")
         # Each grant's launch is the first launch of the task at or after it.
-        lat, j = [], 0
-        for g in grants:
+        lat, by_wait, j = [], {False: [], True: []}, 0
+        for g, woken in grants:
             while j < len(launches) and launches[j] < g - 0.5:
                 j += 1
             if j < len(launches):
                 lat.append(launches[j] - g)
+                by_wait[woken].append(launches[j] - g)
+        for woken, name in ((False, "spinning"), (True, "woken")):
+            if by_wait[woken]:
+                out.update({f"grants_{name}": len(by_wait[woken]),
+                            f"grant_latency_{name}_p50_us": q(by_wait[woken], 0.5),
+                            f"grant_latency_{name}_p99_us": q(by_wait[woken], 0.99)})
         reasons = [e["args"]["reason"] for e in mine if e.get("cat") == "grant"]
         paces = [e["dur"] for e in mine if e.get("cat") == "pace"]
         out.update(grants=len(grants), grant_latency_p50_us=q(lat, 0.5), grant_latency_p99_us=q(lat, 0.99),
@@ -65,6 +74,10 @@ def summary(m):
     """One line of text for a metrics() dict."""
     lat = (f", grant latency p50 {m['grant_latency_p50_us']:.1f} us, p99 {m['grant_latency_p99_us']:.1f} us"
            if m.get("grants") and "grant_latency_p50_us" in m else "")
+    for name in ("spinning", "woken"):
+        if m.get(f"grants_{name}"):
+            lat += (f"; {m[f'grants_{name}']} found {'asleep' if name == 'woken' else 'spinning'}: "
+                    f"p50 {m[f'grant_latency_{name}_p50_us']:.1f} us, p99 {m[f'grant_latency_{name}_p99_us']:.1f} us")
     return (f"{m.get('fills', 0)} launches filled gaps by themselves; {m.get('grants', 0)} grants "
             f"({m.get('fits', 0)} into gaps, {m.get('starved', 0)} starved){lat}; "
             f"{m.get('paces', 0)} waits for the queue to drain ({m.get('paced_ms', 0):.0f} ms); "

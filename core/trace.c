@@ -98,10 +98,12 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
             sep(f, first);
             fprintf(f, "{\"name\":\"held (%s)\",\"cat\":\"grant\",\"ph\":\"X\",\"pid\":%d,"
                        "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"reason\":\"%s\",\"room_us\":%.3f,\"predicted_us\":%.3f}}",
-                    fikit_grant_reason_name(e->reason), dev, e->slot, us(e->c),
-                    e->t_ns > e->c ? us(e->t_ns - e->c) : 0.0, e->key,
-                    fikit_grant_reason_name(e->reason), us(e->a), us(e->b));
+                       "\"reason\":\"%s\",\"room_us\":%.3f,\"predicted_us\":%.3f,"
+                       "\"woken\":%s}}",
+                    fikit_grant_reason_name(e->reason & ~FIKIT_TRACE_GRANT_WOKEN), dev, e->slot,
+                    us(e->c), e->t_ns > e->c ? us(e->t_ns - e->c) : 0.0, e->key,
+                    fikit_grant_reason_name(e->reason & ~FIKIT_TRACE_GRANT_WOKEN), us(e->a), us(e->b),
+                    e->reason & FIKIT_TRACE_GRANT_WOKEN ? "true" : "false");
             written++;
             break;
         case FIKIT_TRACE_GAP:

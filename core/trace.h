@@ -12,8 +12,9 @@ enum fikit_trace_type {
     FIKIT_TRACE_LAUNCH = 1, /* a kernel went to the device: a = predicted end of
                              * the task's work, b = predicted gap after it (p10) */
     FIKIT_TRACE_HOLD = 2,   /* a launch was held: a = predicted duration */
-    FIKIT_TRACE_GRANT = 3,  /* fikitd granted a held launch: reason, a = room,
-                             * b = predicted duration, c = when it was posted */
+    FIKIT_TRACE_GRANT = 3,  /* fikitd granted a held launch: reason (with
+                             * FIKIT_TRACE_GRANT_WOKEN), a = room, b = predicted
+                             * duration, c = when it was posted */
     FIKIT_TRACE_GAP = 4,    /* a measured gap: a = seen, b = predicted p10, c = predicted p50 */
     FIKIT_TRACE_KERNEL = 5, /* a measured kernel: a = duration */
     FIKIT_TRACE_FILL = 6,   /* a launch filled a gap by itself: a = room, b = predicted duration */
@@ -28,9 +29,14 @@ struct fikit_trace_event {
     uint64_t a, b, c;
     uint16_t type;
     uint16_t slot;   /* the task's slot in its device segment */
-    uint16_t reason; /* GRANT: enum fikit_grant_reason */
+    uint16_t reason; /* GRANT: enum fikit_grant_reason, | FIKIT_TRACE_GRANT_WOKEN */
     uint16_t level;
 };
+
+/* In a grant's reason: the held thread was asleep when granted, so the
+ * grant reached it by a futex wake-up rather than its spin (the part of the
+ * grant latency a wake-up costs). */
+#define FIKIT_TRACE_GRANT_WOKEN 0x8000u
 
 /* Names for the JSON export: one per slot. */
 struct fikit_trace_task {

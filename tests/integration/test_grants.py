@@ -9,9 +9,11 @@ sleeper awake ahead of it (fikit status counts those), and every held launch
 is granted exactly once: grants and nudges both bump the waiter's futex word,
 and a wake-up lost between a waiter's last look and its wait would leave the
 batch job stuck here until the service ends."""
+import os
 import re
+import sys
 import time
-from harness import BATCH, SERVICE, Fikit, check, result
+from harness import BATCH, SERVICE, SOURCE, Fikit, check, result
 
 LP = [BATCH, "--json", "-t", "3", "-w", "200"]
 SVC = [SERVICE, "--json", "-n", "60", "-r", "0", "-k", "6", "-g", "3000", "-w", "250"]
@@ -43,3 +45,14 @@ with Fikit() as fk:
     grants = [e for e in ev if e.get("cat") == "grant" and e["tid"] in batch]
     check(len(holds) > 0, f"{len(holds)} batch launches were held behind the service")
     check(len(grants) == len(holds), f"each of them was granted once ({len(grants)} grants)")
+
+    # How each grant reached its thread: by the store alone (spinning) or by
+    # a futex wake-up; bench/trace_metrics.py splits the grant latency so.
+    check(all(isinstance(g["args"].get("woken"), bool) and g["args"]["reason"] in ("free", "fit", "starved")
+              for g in grants), "every grant says its reason and whether its thread was asleep")
+    sys.path.insert(0, os.path.join(SOURCE, "bench"))
+    import trace_metrics
+    m = trace_metrics.metrics(ev, "serve", "batch")
+    split = m.get("grants_spinning", 0) + m.get("grants_woken", 0)
+    check(0 < split <= len(grants), f"{m.get('grants_spinning', 0)} grants found their thread spinning, "
+          f"{m.get('grants_woken', 0)} asleep: {trace_metrics.summary(m)}")

@@ -173,6 +173,8 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
     /* Sequentially consistent, against the waiter's store of sleeping and
      * its load of state: either it sees the grant or we see it asleep. */
     atomic_fetch_add(&wt->futex, 1);
+    /* What apply_grants reads to decide on the wake-up, for the trace. */
+    bool asleep = atomic_load(&wt->sleeping) != 0;
     if (g->reason == FIKIT_GRANT_FREE)
         dev->grants_free++;
     else if (g->reason == FIKIT_GRANT_FIT)
@@ -185,7 +187,8 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
         struct fikit_trace_event e = {.t_ns = g->at_ns, .key = g->key, .a = g->room_ns,
                                       .b = g->dur_ns, .c = g->posted_ns,
                                       .type = FIKIT_TRACE_GRANT, .slot = (uint16_t)s,
-                                      .reason = (uint16_t)g->reason,
+                                      .reason = (uint16_t)(g->reason |
+                                                           (asleep ? FIKIT_TRACE_GRANT_WOKEN : 0)),
                                       .level = (uint16_t)dev->slots[s].level};
         trace_add(dev, &e);
     }
