@@ -3,7 +3,9 @@
   serve --model resnet50|bert --rate R --seconds S [--wait-go]
       batch-1 inference; requests arrive as a Poisson process at R per second for
       S seconds; prints JSON with latency percentiles (arrival to result), every
-      latency (latencies_ms, sorted) and the measured window t0, t1
+      latency (latencies_ms, sorted), each request's service time and the idle
+      time before it (service_each_ms, idle_before_ms, in arrival order) and
+      the measured window t0, t1
       (time.monotonic(), which is CLOCK_MONOTONIC).
       --rate 0 measures the service time back to back (capacity = 1 / mean);
       with --probe-load L, 30 % of the time back to back, the rest Poisson at L of
@@ -66,12 +68,15 @@ def ready(a):
 
 def requests(m, x, rate, seconds, rnd):
     """Serves for `seconds`: Poisson arrivals at `rate`, or back to back at 0.
-    Returns (latencies ms, mean service ms, start, end): latency from arrival
-    to result, service from when a request could start (its arrival, or the
-    end of the one before) to its result."""
-    lat, busy = [], 0.0
+    Returns (latencies ms, mean service ms, start, end, each): latency from
+    arrival to result, service from when a request could start (its arrival,
+    or the end of the one before) to its result; each = per request, in
+    order, (service ms, ms the service sat idle before it): how long a
+    request takes after a pause shows what a cold GPU costs it."""
+    lat, busy, each = [], 0.0, []
     start = time.monotonic()
     arrival = start
+    last_done = start
     while True:
         if rate > 0:
             arrival += -math.log(1.0 - rnd.random()) / rate
@@ -89,7 +94,9 @@ def requests(m, x, rate, seconds, rnd):
         done = time.monotonic()
         lat.append((done - arrival) * 1e3)
         busy += done - begun
-    return lat, busy * 1e3 / max(1, len(lat)), start, time.monotonic()
+        each.append((round((done - begun) * 1e3, 4), round(max(0.0, begun - last_done) * 1e3, 4)))
+        last_done = done
+    return lat, busy * 1e3 / max(1, len(lat)), start, time.monotonic(), each
 
 
 def serve(a):
@@ -109,16 +116,18 @@ def serve(a):
             # Capacity as Poisson requests see it: a request after a pause may
             # find the GPU's clocks and caches cold, so the back-to-back time
             # (first part) understates it; the rest runs at probe_load of that.
-            b2b, b2b_ms, _, _ = requests(m, x, 0, a.seconds * 0.3, rnd)
+            b2b, b2b_ms, _, _, _ = requests(m, x, 0, a.seconds * 0.3, rnd)
             rate = a.probe_load / (b2b_ms / 1e3)
             extra = {"backtoback_ms": b2b_ms, "probe_rate": rate}
-        lat, service_ms, start, end = requests(m, x, rate, a.seconds * (0.7 if a.probe_load else 1), rnd)
+        lat, service_ms, start, end, each = requests(m, x, rate, a.seconds * (0.7 if a.probe_load else 1), rnd)
     lat.sort()
     q = lambda p: lat[min(len(lat) - 1, int(p * (len(lat) - 1) + 0.5))]
     print(json.dumps(dict({"program": "serve", "model": a.model, "requests": len(lat),
                            "mean_ms": sum(lat) / len(lat), "service_ms": service_ms, "p50_ms": q(0.5),
                            "p99_ms": q(0.99), "max_ms": lat[-1], "seconds": end - start, "t0": start,
-                           "t1": end, "wrong": 0, "latencies_ms": [round(v, 4) for v in lat]}, **extra)),
+                           "t1": end, "wrong": 0, "latencies_ms": [round(v, 4) for v in lat],
+                           "service_each_ms": [e[0] for e in each], "idle_before_ms": [e[1] for e in each]},
+                          **extra)),
           flush=True)
 
 
