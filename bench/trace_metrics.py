@@ -11,7 +11,8 @@
                     p50 and p99 in microseconds: the release path (wake-up or
                     spin, then the launch); and the same apart for the grants
                     that found the held thread spinning and those that had to
-                    wake it (trace "woken"), which tells what the p99 is made of
+                    wake it (trace "woken"), which tells what the p99 is made of;
+                    and how long the granted launches were held (p50, p90)
   gap prediction    for the high-priority task's gaps with a prediction: how
                     often the gap seen was shorter than its predicted p10, and
                     the median relative error of the predicted p50
@@ -48,6 +49,9 @@ def metrics(events, hp, lp):
             if j < len(launches):
                 lat.append(launches[j] - g)
                 by_wait[woken].append(launches[j] - g)
+        held = [e["dur"] for e in mine if e.get("cat") == "grant"]
+        if held:
+            out.update(held_p50_us=q(held, 0.5), held_p90_us=q(held, 0.9))
         for woken, name in ((False, "spinning"), (True, "woken")):
             if by_wait[woken]:
                 out.update({f"grants_{name}": len(by_wait[woken]),
@@ -74,6 +78,8 @@ def summary(m):
     """One line of text for a metrics() dict."""
     lat = (f", grant latency p50 {m['grant_latency_p50_us']:.1f} us, p99 {m['grant_latency_p99_us']:.1f} us"
            if m.get("grants") and "grant_latency_p50_us" in m else "")
+    if "held_p50_us" in m:
+        lat += f" (held p50 {m['held_p50_us']:.0f} us, p90 {m['held_p90_us']:.0f} us)"
     for name in ("spinning", "woken"):
         if m.get(f"grants_{name}"):
             lat += (f"; {m[f'grants_{name}']} found {'asleep' if name == 'woken' else 'spinning'}: "
