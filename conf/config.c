@@ -80,7 +80,7 @@ void fikit_config_defaults(struct fikit_config *c)
     c->max_queued_ns = p.max_queued_ns;
     c->beside_max_slowdown = p.beside_max_slowdown;
     c->poll_ns = 50 * 1000;
-    c->spin_ns = 50 * 1000;
+    c->spin_ns = FIKIT_SPIN_AUTO;
     c->trace_events = 65536;
     c->on_daemon_missing = FIKIT_ON_MISSING_PASSTHROUGH;
     c->sample_rate = 0.02;
@@ -361,9 +361,11 @@ static int handler(void *user, const char *section, const char *key, const char 
         } else if (strcmp(key, "spin_us") == 0) {
             if (strcmp(val, "always") == 0)
                 c->spin_ns = FIKIT_SPIN_ALWAYS;
+            else if (strcmp(val, "auto") == 0)
+                c->spin_ns = FIKIT_SPIN_AUTO;
             else if (to_u64(val, &u) || u > 10000)
-                BAD(x, section, key, val, "not always or a whole number in range",
-                    "always or an integer from 0 to 10000");
+                BAD(x, section, key, val, "not auto, always or a whole number in range",
+                    "auto, always or an integer from 0 to 10000");
             else
                 c->spin_ns = u * 1000;
         } else {
@@ -663,6 +665,13 @@ int fikit_config_profile_dir(const struct fikit_config *c, char *buf, size_t len
     if (rc)
         return rc;
     return put(len, snprintf(buf, len, "%s/profiles", state));
+}
+
+uint64_t fikit_config_spin_ns(const struct fikit_config *c, long online_cpus)
+{
+    if (c->spin_ns != FIKIT_SPIN_AUTO)
+        return c->spin_ns;
+    return online_cpus >= FIKIT_SPIN_AUTO_MIN_CPUS ? FIKIT_SPIN_ALWAYS : FIKIT_SPIN_AUTO_FEW_CPUS_NS;
 }
 
 void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_cost_ns,

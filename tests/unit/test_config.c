@@ -1,6 +1,7 @@
 /* fikit.ini: defaults, every key, the search order, and every kind of error
  * with its exact one-line message. */
 #include "conf/config.h"
+#include "core/shm.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -201,6 +202,24 @@ Test(config, beside_max_slowdown_is_off_or_a_slowdown)
     expect_error("[scheduler]\nbeside_max_slowdown = 0.5\n",
                  "2: [scheduler] beside_max_slowdown = 0.5: below 1 (a slowdown) (accepted: 0 (off) or a "
                  "number from 1 to 10)");
+}
+
+Test(config, spin_us_auto_spins_only_with_cores_to_spare)
+{
+    struct fikit_config c;
+    fikit_config_defaults(&c);
+    cr_assert_eq(c.spin_ns, FIKIT_SPIN_AUTO, "auto is the default");
+    cr_assert_eq(fikit_config_spin_ns(&c, 2), 50000, "a 2-core machine spins 50 us around decisions");
+    cr_assert_eq(fikit_config_spin_ns(&c, FIKIT_SPIN_AUTO_MIN_CPUS - 1), 50000);
+    cr_assert_eq(fikit_config_spin_ns(&c, FIKIT_SPIN_AUTO_MIN_CPUS), FIKIT_SPIN_ALWAYS);
+    cr_assert_eq(fikit_config_spin_ns(&c, 16), FIKIT_SPIN_ALWAYS, "the H200's host spins through holds");
+    c.spin_ns = 70000;
+    cr_assert_eq(fikit_config_spin_ns(&c, 16), 70000, "a number in fikit.ini is kept on any machine");
+    c.spin_ns = FIKIT_SPIN_ALWAYS;
+    cr_assert_eq(fikit_config_spin_ns(&c, 2), FIKIT_SPIN_ALWAYS, "so is always");
+    expect_error("[scheduler]\nspin_us = sometimes\n",
+                 "2: [scheduler] spin_us = sometimes: not auto, always or a whole number in range "
+                 "(accepted: auto, always or an integer from 0 to 10000)");
 }
 
 Test(config, bad_task_name)

@@ -250,16 +250,25 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
                    (long long)calibrated / 1000, state);
     struct fikit_sched_params p;
     fikit_config_sched_params(&d->cfg, calibrated, &p);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t spin_ns = fikit_config_spin_ns(&d->cfg, cpus);
     struct fikitd_device *dev;
-    *err = fikitd_device_open(&dev, d->ndevices, key, model, &p, d->cfg.poll_ns, d->cfg.spin_ns,
+    *err = fikitd_device_open(&dev, d->ndevices, key, model, &p, d->cfg.poll_ns, spin_ns,
                               d->generation, d->cfg.trace_events);
     if (*err)
         return NULL;
     d->devices[d->ndevices++] = dev;
-    fikit_info("device %d: %s (%s): policy %s, substrate cost %llu us, margin %llu us",
+    char spin[64];
+    if (spin_ns == FIKIT_SPIN_ALWAYS)
+        snprintf(spin, sizeof spin, "always");
+    else
+        snprintf(spin, sizeof spin, "%llu us", (unsigned long long)spin_ns / 1000);
+    fikit_info("device %d: %s (%s): policy %s, substrate cost %llu us, margin %llu us, "
+               "held launches spin %s%s (%ld CPUs)",
                dev->index, key, model, fikit_policy_name(p.policy),
                (unsigned long long)p.substrate_cost_ns / 1000,
-               (unsigned long long)p.safety_margin_ns / 1000);
+               (unsigned long long)p.safety_margin_ns / 1000, spin,
+               d->cfg.spin_ns == FIKIT_SPIN_AUTO ? " (spin_us = auto)" : "", cpus);
     if (d->trace_at_start)
         fikitd_device_set_trace(dev, true);
     return dev;
