@@ -5,7 +5,9 @@
                     and how many of them were fitted into a gap (reason "fit", or
                     "starved": fitted at the median after waiting starve_after_us)
   fills             its launches that filled a gap by themselves, without fikitd
-  paces             its launches that waited for their queue to drain (max_queued_us)
+  paces             its launches that waited for their queue to drain (max_queued_us);
+                    guard waits: a beside task's waits while the level above ran
+                    slower than beside_max_slowdown
                     beside an idle high-priority task, and how long in all
   grant latency     from fikitd's grant to the held launch going to the device,
                     p50 and p99 in microseconds: the release path (wake-up or
@@ -58,7 +60,10 @@ def metrics(events, hp, lp):
                             f"grant_latency_{name}_p50_us": q(by_wait[woken], 0.5),
                             f"grant_latency_{name}_p99_us": q(by_wait[woken], 0.99)})
         reasons = [e["args"]["reason"] for e in mine if e.get("cat") == "grant"]
-        paces = [e["dur"] for e in mine if e.get("cat") == "pace"]
+        paces = [e["dur"] for e in mine if e.get("cat") == "pace" and not e["args"].get("guard")]
+        guard = [e["dur"] for e in mine if e.get("cat") == "pace" and e["args"].get("guard")]
+        if guard:
+            out.update(guard_waits=len(guard), guard_waited_ms=sum(guard) / 1e3)
         out.update(grants=len(grants), grant_latency_p50_us=q(lat, 0.5), grant_latency_p99_us=q(lat, 0.99),
                    fits=reasons.count("fit"), starved=reasons.count("starved"),
                    fills=sum(1 for e in mine if e.get("cat") == "fill"),
@@ -87,6 +92,8 @@ def summary(m):
     return (f"{m.get('fills', 0)} launches filled gaps by themselves; {m.get('grants', 0)} grants "
             f"({m.get('fits', 0)} into gaps, {m.get('starved', 0)} starved){lat}; "
             f"{m.get('paces', 0)} waits for the queue to drain ({m.get('paced_ms', 0):.0f} ms); "
+            + (f"{m['guard_waits']} waits beside a level above running too slow ({m['guard_waited_ms']:.0f} ms); "
+               if m.get("guard_waits") else "")
             + (f"{m['gaps_measured']} gaps measured: {m['gap_below_p10']:.0%} shorter than their predicted "
                f"p10, median error of the predicted p50 {m['gap_p50_rel_error']:.0%}."
                if "gaps_measured" in m else "no gaps measured."))

@@ -132,9 +132,13 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
             break;
         case FIKIT_TRACE_PACE:
             sep(f, first);
-            fprintf(f, "{\"name\":\"paced\",\"cat\":\"pace\",\"ph\":\"X\",\"pid\":%d,"
-                       "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"queued_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns > e->b ? e->t_ns - e->b : 0), us(e->b), us(e->a));
+            /* queued 0: a beside task's wait while the level above ran too
+             * slow (beside_max_slowdown), not a drain of its own queue. */
+            fprintf(f, "{\"name\":\"%s\",\"cat\":\"pace\",\"ph\":\"X\",\"pid\":%d,"
+                       "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"queued_us\":%.3f,"
+                       "\"guard\":%s}}",
+                    e->a ? "paced" : "beside guard", dev, e->slot,
+                    us(e->t_ns > e->b ? e->t_ns - e->b : 0), us(e->b), us(e->a), e->a ? "false" : "true");
             written++;
             break;
         default:

@@ -19,7 +19,8 @@ enum fikit_trace_type {
     FIKIT_TRACE_KERNEL = 5, /* a measured kernel: a = duration */
     FIKIT_TRACE_FILL = 6,   /* a launch filled a gap by itself: a = room, b = predicted duration */
     FIKIT_TRACE_PACE = 7,   /* a launch waited for its queue to drain, until t_ns: a = queued,
-                             * b = waited */
+                             * b = waited; a = 0: a beside task waited while the
+                             * level above ran too slow (beside_max_slowdown) */
 };
 
 struct fikit_trace_event {

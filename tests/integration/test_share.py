@@ -96,6 +96,9 @@ with Fikit() as fk:
     waits = sum(e.get("cat") in ("hold", "pace") for e in ev)
     launches = sum(e.get("cat") == "launch" for e in ev)
     check("share = beside" not in err, "the cap is in force: no warning")
+    guard_waits = [e for e in ev if e.get("cat") == "pace" and e["args"].get("guard")]
+    check(guard_waits and all(e["name"] == "beside guard" and e["args"]["queued_us"] == 0 for e in guard_waits),
+          f"the trace names {len(guard_waits)} of the job's waits as the guard's, apart from queue drains")
     known = [x for x in seen if x is not None]
     check(known and max(known) > 1.05, f"fikit status showed the service's slowdown against its profile: "
                                        f"{', '.join(f'{x:.2f}x' for x in known[:8])}")
