@@ -50,6 +50,10 @@ struct fikit_backend_ops {
      * Asked only while captures_open() (cheap) says one may be. */
     bool (*captures_open)(void);
     bool (*stream_capturing)(const struct fikit_launch_desc *l);
+    /* Optional: whether the device computes on this host's CPUs (an OpenCL
+     * CPU device such as PoCL), so that a thread spinning while it is held
+     * takes a core from the device itself. */
+    bool (*device_on_host)(const struct fikit_launch_desc *l);
 
     /* Timing, off the hot path: begin before the real launch, end after it
      * (the launch's own event, where the API has one, is in l). */

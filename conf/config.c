@@ -667,11 +667,12 @@ int fikit_config_profile_dir(const struct fikit_config *c, char *buf, size_t len
     return put(len, snprintf(buf, len, "%s/profiles", state));
 }
 
-uint64_t fikit_config_spin_ns(const struct fikit_config *c, long online_cpus)
+uint64_t fikit_config_spin_ns(const struct fikit_config *c, long online_cpus, bool device_on_host)
 {
     if (c->spin_ns != FIKIT_SPIN_AUTO)
         return c->spin_ns;
-    return online_cpus >= FIKIT_SPIN_AUTO_MIN_CPUS ? FIKIT_SPIN_ALWAYS : FIKIT_SPIN_AUTO_FEW_CPUS_NS;
+    return online_cpus >= FIKIT_SPIN_AUTO_MIN_CPUS && !device_on_host ? FIKIT_SPIN_ALWAYS
+                                                                      : FIKIT_SPIN_AUTO_FEW_CPUS_NS;
 }
 
 void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_cost_ns,

@@ -141,7 +141,8 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
 /* spin_us = auto: a held launch spins for its whole hold (FIKIT_SPIN_ALWAYS)
  * on a machine with at least FIKIT_SPIN_AUTO_MIN_CPUS online CPUs, and for
  * FIKIT_SPIN_AUTO_FEW_CPUS_NS around each predicted decision on a smaller
- * one. On the H200's 16-core host, spinning took the grant latency's p99
+ * one or where the device computes on the host's CPUs (an OpenCL CPU
+ * device), whose cores a spinning thread would take. On the H200's 16-core host, spinning took the grant latency's p99
  * from 35 us-1.2 ms to 3-5 us side by side (with 50, 70-89 % of grants
  * found their thread asleep, and a wake-up took 8-19 us at the median); on
  * a 2-core machine a spinning core slowed the service it was meant to
@@ -150,9 +151,9 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
 #define FIKIT_SPIN_AUTO_MIN_CPUS 8
 #define FIKIT_SPIN_AUTO_FEW_CPUS_NS (50 * 1000ULL)
 
-/* The spin_us in force on a machine with online_cpus CPUs, in ns (or
- * FIKIT_SPIN_ALWAYS). */
-uint64_t fikit_config_spin_ns(const struct fikit_config *c, long online_cpus);
+/* The spin_us in force for a device on a machine with online_cpus CPUs, in
+ * ns (or FIKIT_SPIN_ALWAYS); device_on_host: the device computes on them. */
+uint64_t fikit_config_spin_ns(const struct fikit_config *c, long online_cpus, bool device_on_host);
 
 /* The highest level (lowest number) a user may claim under [limits]. */
 int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid);

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 3 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace events */
+#define FIKIT_PROTO_VERSION 4 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
+                               * events; 4: register says the device computes on the host */
 #define FIKIT_MSG_MAX 8192
 
 enum fikit_msg_type {
@@ -51,6 +52,9 @@ struct fikit_msg_hello_ok {
 };
 
 #define FIKIT_REGISTER_MEASURE 1u
+/* The device computes on the host's CPUs: held launches do not spin through
+ * their hold (spin_us = auto). */
+#define FIKIT_REGISTER_DEVICE_ON_HOST 2u
 
 struct fikit_msg_register {
     char task[64];

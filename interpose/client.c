@@ -175,7 +175,8 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
                        struct fikit_registration **out)
 {
     struct fikit_msg_register m = {.level = c->priority, .backend = d->ops->kind,
-                                   .flags = c->measure ? FIKIT_REGISTER_MEASURE : 0};
+                                   .flags = (c->measure ? FIKIT_REGISTER_MEASURE : 0) |
+                                            (d->on_host ? FIKIT_REGISTER_DEVICE_ON_HOST : 0)};
     snprintf(m.task, sizeof m.task, "%s", c->task);
     snprintf(m.device_key, sizeof m.device_key, "%s", d->key);
     snprintf(m.device_model, sizeof m.device_model, "%s", d->model);
@@ -293,6 +294,7 @@ struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *
         d = NULL;
         goto out;
     }
+    d->on_host = ops->device_on_host && ops->device_on_host(l);
     load_profile(c, d);
     int rc = ensure_connected(c);
     struct fikit_registration *r = NULL;

@@ -44,6 +44,7 @@ struct fikit_client_device {
 
     char key[128];
     char model[128];
+    bool on_host; /* the device computes on this host's CPUs (ops->device_on_host) */
     pthread_mutex_t store_lock;               /* store */
     struct fikit_measure_store store;
     bool dirty;                               /* learned since the last save */

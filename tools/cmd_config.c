@@ -76,15 +76,15 @@ int fikit_cmd_config(int argc, char **argv)
     printf("starve_after_us   %llu\n", (unsigned long long)cfg.starve_after_ns / 1000);
     printf("max_queued_us     %llu\n", (unsigned long long)cfg.max_queued_ns / 1000);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t spin = fikit_config_spin_ns(&cfg, cpus);
+    uint64_t spin = fikit_config_spin_ns(&cfg, cpus, false);
     char spin_here[64];
     if (spin == FIKIT_SPIN_ALWAYS)
         snprintf(spin_here, sizeof spin_here, "always");
     else
         snprintf(spin_here, sizeof spin_here, "%llu", (unsigned long long)spin / 1000);
     if (cfg.spin_ns == FIKIT_SPIN_AUTO)
-        printf("spin_us           auto (%s here: %ld CPUs, always from %d)\n", spin_here, cpus,
-               FIKIT_SPIN_AUTO_MIN_CPUS);
+        printf("spin_us           auto (%s here for a GPU: %ld CPUs, always from %d; 50 for a "
+               "device that computes on the CPUs)\n", spin_here, cpus, FIKIT_SPIN_AUTO_MIN_CPUS);
     else
         printf("spin_us           %s\n", spin_here);
     if (cfg.beside_max_slowdown)

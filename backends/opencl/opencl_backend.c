@@ -48,6 +48,14 @@ static int device_identity(const struct fikit_launch_desc *l, char *key, size_t 
     return 0;
 }
 
+static bool device_on_host(const struct fikit_launch_desc *l)
+{
+    cl_device_type type = 0;
+    return next->clGetDeviceInfo((cl_device_id)l->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) ==
+               CL_SUCCESS &&
+           (type & CL_DEVICE_TYPE_CPU);
+}
+
 static int marker_begin(const struct fikit_launch_desc *l, struct fikit_marker *m)
 {
     (void)l;
@@ -114,6 +122,7 @@ const struct fikit_backend_ops fikit_opencl_ops = {
     .device_identity = device_identity,
     .captures_open = NULL,
     .stream_capturing = NULL,
+    .device_on_host = device_on_host,
     .marker_begin = marker_begin,
     .marker_end = marker_end,
     .marker_duration = marker_duration,

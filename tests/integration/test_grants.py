@@ -31,6 +31,14 @@ with Fikit() as fk:
     out, _ = svc.communicate(timeout=120)
     check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
 
+    # PoCL computes on this machine's CPUs: whatever their number, spin_us =
+    # auto must not have held threads spin through their holds beside it.
+    m = re.search(r"held launches spin (\S+ ?\S*) \(spin_us = auto\) \((\d+) CPUs, the device computes on them\)",
+                  open(fk.log).read())
+    check(m is not None and m.group(1) == "50 us",
+          f"fikitd knows the device computes on the host's CPUs and spins 50 us around decisions: "
+          f"{m.group(0) if m else open(fk.log).read()[-400:]}")
+
     st = fk.status()
     m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) starved, (\d+) other; "
                   r"(\d+) held threads woken ahead of a decision", st)

@@ -209,14 +209,16 @@ Test(config, spin_us_auto_spins_only_with_cores_to_spare)
     struct fikit_config c;
     fikit_config_defaults(&c);
     cr_assert_eq(c.spin_ns, FIKIT_SPIN_AUTO, "auto is the default");
-    cr_assert_eq(fikit_config_spin_ns(&c, 2), 50000, "a 2-core machine spins 50 us around decisions");
-    cr_assert_eq(fikit_config_spin_ns(&c, FIKIT_SPIN_AUTO_MIN_CPUS - 1), 50000);
-    cr_assert_eq(fikit_config_spin_ns(&c, FIKIT_SPIN_AUTO_MIN_CPUS), FIKIT_SPIN_ALWAYS);
-    cr_assert_eq(fikit_config_spin_ns(&c, 16), FIKIT_SPIN_ALWAYS, "the H200's host spins through holds");
+    cr_assert_eq(fikit_config_spin_ns(&c, 2, false), 50000, "a 2-core machine spins 50 us around decisions");
+    cr_assert_eq(fikit_config_spin_ns(&c, FIKIT_SPIN_AUTO_MIN_CPUS - 1, false), 50000);
+    cr_assert_eq(fikit_config_spin_ns(&c, FIKIT_SPIN_AUTO_MIN_CPUS, false), FIKIT_SPIN_ALWAYS);
+    cr_assert_eq(fikit_config_spin_ns(&c, 16, false), FIKIT_SPIN_ALWAYS, "the H200's host spins through holds");
+    cr_assert_eq(fikit_config_spin_ns(&c, 64, true), 50000,
+                 "a device computing on the host's CPUs keeps its cores: no spinning through holds");
     c.spin_ns = 70000;
-    cr_assert_eq(fikit_config_spin_ns(&c, 16), 70000, "a number in fikit.ini is kept on any machine");
+    cr_assert_eq(fikit_config_spin_ns(&c, 16, false), 70000, "a number in fikit.ini is kept on any machine");
     c.spin_ns = FIKIT_SPIN_ALWAYS;
-    cr_assert_eq(fikit_config_spin_ns(&c, 2), FIKIT_SPIN_ALWAYS, "so is always");
+    cr_assert_eq(fikit_config_spin_ns(&c, 2, true), FIKIT_SPIN_ALWAYS, "so is always");
     expect_error("[scheduler]\nspin_us = sometimes\n",
                  "2: [scheduler] spin_us = sometimes: not auto, always or a whole number in range "
                  "(accepted: auto, always or an integer from 0 to 10000)");

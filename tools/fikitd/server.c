@@ -230,8 +230,10 @@ static void send_error(int fd, int code, const char *fmt, ...)
     fikit_proto_send(fd, FIKIT_MSG_ERROR, &m, sizeof m, -1);
 }
 
+/* on_host: the registering client's device computes on this host's CPUs
+ * (the first registration of a device decides how its held launches spin). */
 static struct fikitd_device *device_for(struct fikitd *d, const char *key, const char *model,
-                                        int *err)
+                                        bool on_host, int *err)
 {
     for (int i = 0; i < d->ndevices; i++)
         if (strcmp(d->devices[i]->key, key) == 0)
@@ -251,7 +253,7 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
     struct fikit_sched_params p;
     fikit_config_sched_params(&d->cfg, calibrated, &p);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t spin_ns = fikit_config_spin_ns(&d->cfg, cpus);
+    uint64_t spin_ns = fikit_config_spin_ns(&d->cfg, cpus, on_host);
     struct fikitd_device *dev;
     *err = fikitd_device_open(&dev, d->ndevices, key, model, &p, d->cfg.poll_ns, spin_ns,
                               d->generation, d->cfg.trace_events);
@@ -264,11 +266,12 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
     else
         snprintf(spin, sizeof spin, "%llu us", (unsigned long long)spin_ns / 1000);
     fikit_info("device %d: %s (%s): policy %s, substrate cost %llu us, margin %llu us, "
-               "held launches spin %s%s (%ld CPUs)",
+               "held launches spin %s%s (%ld CPUs%s)",
                dev->index, key, model, fikit_policy_name(p.policy),
                (unsigned long long)p.substrate_cost_ns / 1000,
                (unsigned long long)p.safety_margin_ns / 1000, spin,
-               d->cfg.spin_ns == FIKIT_SPIN_AUTO ? " (spin_us = auto)" : "", cpus);
+               d->cfg.spin_ns == FIKIT_SPIN_AUTO ? " (spin_us = auto)" : "", cpus,
+               on_host ? ", the device computes on them" : "");
     if (d->trace_at_start)
         fikitd_device_set_trace(dev, true);
     return dev;
@@ -287,7 +290,8 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
         fikit_info("task %s (pid %d, uid %u) asked for priority %d; [limits] allows %d at most",
                    m->task, (int)c->pid, (unsigned)c->uid, m->level, allowed);
     int err = 0;
-    struct fikitd_device *dev = device_for(d, m->device_key, m->device_model, &err);
+    struct fikitd_device *dev = device_for(d, m->device_key, m->device_model,
+                                           (m->flags & FIKIT_REGISTER_DEVICE_ON_HOST) != 0, &err);
     if (!dev) {
         send_error(c->fd, err, "cannot open device %s: %s", m->device_key, strerror(-err));
         return;
