@@ -71,7 +71,7 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
             REJECT("level out of range");
         if (m->backend < 1 || m->backend > 3)
             REJECT("unknown backend");
-        if (m->flags & ~(FIKIT_REGISTER_MEASURE | FIKIT_REGISTER_DEVICE_ON_HOST))
+        if (m->flags & ~(FIKIT_REGISTER_MEASURE | FIKIT_REGISTER_DEVICE_ON_HOST | FIKIT_REGISTER_BESIDE))
             REJECT("unknown flags");
         break;
     }

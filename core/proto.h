@@ -14,7 +14,8 @@
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
 #define FIKIT_PROTO_VERSION 4 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
-                               * events; 4: register says the device computes on the host */
+                               * events; 4: register says the device computes on the host and
+                               * whether the task runs beside; status shows the latter */
 #define FIKIT_MSG_MAX 8192
 
 enum fikit_msg_type {
@@ -55,6 +56,9 @@ struct fikit_msg_hello_ok {
 /* The device computes on the host's CPUs: held launches do not spin through
  * their hold (spin_us = auto). */
 #define FIKIT_REGISTER_DEVICE_ON_HOST 2u
+/* The task runs beside higher levels (share = beside with its MPS thread cap
+ * in force): for fikit status. */
+#define FIKIT_REGISTER_BESIDE 4u
 
 struct fikit_msg_register {
     char task[64];
@@ -116,6 +120,8 @@ struct fikit_msg_status_task {
     uint64_t launches, holds, grants, held_now;
     uint64_t fills, paces; /* gaps filled without fikitd; waits for the queue to drain */
     uint64_t idle_after_ns;
+    uint32_t beside; /* runs beside higher levels (share = beside in force) */
+    uint32_t pad;
     char name[64];
 };
 

@@ -176,7 +176,8 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
 {
     struct fikit_msg_register m = {.level = c->priority, .backend = d->ops->kind,
                                    .flags = (c->measure ? FIKIT_REGISTER_MEASURE : 0) |
-                                            (d->on_host ? FIKIT_REGISTER_DEVICE_ON_HOST : 0)};
+                                            (d->on_host ? FIKIT_REGISTER_DEVICE_ON_HOST : 0) |
+                                            (c->beside ? FIKIT_REGISTER_BESIDE : 0)};
     snprintf(m.task, sizeof m.task, "%s", c->task);
     snprintf(m.device_key, sizeof m.device_key, "%s", d->key);
     snprintf(m.device_model, sizeof m.device_model, "%s", d->model);

@@ -20,9 +20,12 @@ static void usage(FILE *f)
                "own latency since fikitd started (pickup: from a launch being held to the\n"
                "arbiter queueing it; pass: one look at every slot and the scheduler); then\n"
                "every task:\n"
-               "its slot, pid, priority (and what it asked for, if [limits] lowered it),\n"
+               "its slot, pid, priority (and what it asked for, if [limits] lowered it), how\n"
+               "it shares the device (gaps: only the gaps of higher levels; beside: share =\n"
+               "beside with its MPS thread cap in force, so it runs while they are active),\n"
                "whether it is active, its launches, holds and grants, the launches that filled\n"
-               "a gap by themselves (fills) and that waited for their queue to drain (paces),\n"
+               "a gap by themselves (fills) and that waited for their queue to drain, or for\n"
+               "a level above to speed up under beside_max_slowdown (paces),\n"
                "and how much slower its sampled kernels ran in the last second than in its\n"
                "profile (slowdown; - when unknown), which share = beside tasks below it watch.\n"
                "\n"
@@ -129,9 +132,9 @@ int fikit_cmd_status(int argc, char **argv)
                    d->pickup_p50_ns / 1000.0, d->pickup_p99_ns / 1000.0, d->pickup_max_ns / 1000.0,
                    (unsigned long long)d->pickups, d->pass_p50_ns / 1000.0, d->pass_p99_ns / 1000.0,
                    d->pass_max_ns / 1000.0, (unsigned long long)d->passes);
-            printf("  %4s %8s %-20s %8s %-6s %10s %8s %8s %8s %8s %5s %9s %8s\n", "slot", "pid", "task",
-                   "priority", "state", "launches", "holds", "grants", "fills", "paces", "held",
-                   "idle_ms", "slowdown");
+            printf("  %4s %8s %-20s %8s %-6s %-6s %10s %8s %8s %8s %8s %5s %9s %8s\n", "slot", "pid",
+                   "task", "priority", "share", "state", "launches", "holds", "grants", "fills", "paces",
+                   "held", "idle_ms", "slowdown");
         } else if (type == FIKIT_MSG_STATUS_TASK) {
             const struct fikit_msg_status_task *t = fikit_proto_payload(buf);
             char prio[16];
@@ -142,8 +145,9 @@ int fikit_cmd_status(int argc, char **argv)
             char slow[16] = "-";
             if (t->slowdown_ppm)
                 snprintf(slow, sizeof slow, "%.2fx", t->slowdown_ppm / 1e6);
-            printf("  %4u %8d %-20s %8s %-6s %10llu %8llu %8llu %8llu %8llu %5llu %9.1f %8s\n", t->slot,
-                   t->pid, t->name, prio, t->active ? "active" : "idle", (unsigned long long)t->launches,
+            printf("  %4u %8d %-20s %8s %-6s %-6s %10llu %8llu %8llu %8llu %8llu %5llu %9.1f %8s\n",
+                   t->slot, t->pid, t->name, prio, t->beside ? "beside" : "gaps", t->active ? "active" : "idle",
+                   (unsigned long long)t->launches,
                    (unsigned long long)t->holds, (unsigned long long)t->grants,
                    (unsigned long long)t->fills, (unsigned long long)t->paces,
                    (unsigned long long)t->held_now, t->idle_after_ns / 1e6, slow);

@@ -16,27 +16,35 @@ SVC = [SERVICE, "--json", "-n", "50", "-r", "0", "-k", "6", "-g", "3000", "-w", 
 LP = [BATCH, "--json", "-t", "4", "-w", "200"]
 
 
+def column(status, task, name):
+    """A column of a task's rows in `fikit status`, by its heading."""
+    lines = status.splitlines()
+    heads = [l.split() for l in lines if l.split()[:3] == ["slot", "pid", "task"]]
+    if not heads:
+        return []
+    i = heads[0].index(name)
+    return [f[i] for f in (l.split() for l in lines) if len(f) == len(heads[0]) and f[2] == task]
+
+
 def slowdowns(status, task):
     """The slowdown column of a task's rows in `fikit status` (None: '-')."""
-    out = []
-    for line in status.splitlines():
-        f = line.split()
-        if len(f) == 13 and f[2] == task:
-            out.append(float(f[12].rstrip("x")) if f[12] != "-" else None)
-    return out
+    return [float(v.rstrip("x")) if v != "-" else None for v in column(status, task, "slowdown")]
 
 
 def beside_service(fk, lp_argv):
     """Runs a service while the batch job runs; returns (batch stderr, the
     batch task's trace events inside the service's run, the service's
-    slowdowns that `fikit status` showed meanwhile)."""
+    slowdowns that `fikit status` showed meanwhile, and the batch task's
+    share column there)."""
     fk.start("--trace")
     lp = fk.popen("batch", lp_argv)
     time.sleep(1.5)  # past the job's start-up (PoCL builds its program)
     svc = fk.popen("serve", SVC)
-    seen = []
+    seen, share = [], set()
     while svc.poll() is None:
-        seen += slowdowns(fk.status(), "serve")
+        st = fk.status()
+        seen += slowdowns(st, "serve")
+        share |= set(column(st, "batch", "share"))
         time.sleep(0.2)
     out, _ = svc.communicate(timeout=120)
     check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
@@ -50,7 +58,7 @@ def beside_service(fk, lp_argv):
                     if e.get("cat") == "launch" and names.get(e["tid"]) == "serve"]
     lo, hi = min(svc_launches), max(svc_launches)
     mine = [e for e in tr["traceEvents"] if names.get(e.get("tid")) == "batch" and lo < e.get("ts", -1) < hi]
-    return err, mine, seen
+    return err, mine, seen, share
 
 
 def configure(fk, guard=0):
@@ -69,7 +77,8 @@ with Fikit() as fk:
     cfg = fk.tool("config", "-c", fk.config).stdout
     check("share beside" in cfg, "fikit config shows the task's share")
 
-    err, ev, _ = beside_service(fk, LP)
+    err, ev, _, share = beside_service(fk, LP)
+    check(share == {"beside"}, f"fikit status shows the job sharing beside the service: {sorted(share)}")
     kinds = lambda cat: [e for e in ev if e.get("cat") == cat]
     beside_launches = len(kinds("launch"))
     check(len(kinds("launch")) > 50,
@@ -79,7 +88,8 @@ with Fikit() as fk:
     check("share = beside" not in err, "no warning with the cap in force")
 
     # The same task with the cap taken out of its environment: gaps only.
-    err, ev, _ = beside_service(fk, ["env", "-u", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] + LP)
+    err, ev, _, share = beside_service(fk, ["env", "-u", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] + LP)
+    check(share == {"gaps"}, f"fikit status shows it sharing gaps only: {sorted(share)}")
     check("share = beside, but CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is not set" in err,
           "without the cap the task says why it shares only gaps")
     gated = [e for e in ev if e.get("cat") in ("hold", "fill", "pace")]
@@ -92,7 +102,7 @@ with Fikit() as fk:
     # the service take cores from it, its sampled kernels run slower than in
     # its profile (measured alone above), and the job falls back to its gaps.
     configure(fk, guard=1.05)
-    err, ev, seen = beside_service(fk, LP)
+    err, ev, seen, _ = beside_service(fk, LP)
     waits = sum(e.get("cat") in ("hold", "pace") for e in ev)
     launches = sum(e.get("cat") == "launch" for e in ev)
     check("share = beside" not in err, "the cap is in force: no warning")

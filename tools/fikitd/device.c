@@ -374,7 +374,7 @@ void fikitd_device_close(struct fikitd_device *dev)
 }
 
 int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, uid_t uid,
-                           const char *name, int level, int requested_level)
+                           const char *name, int level, int requested_level, bool beside)
 {
     pthread_mutex_lock(&dev->lock);
     int s = -1;
@@ -399,7 +399,8 @@ int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, ui
     snprintf(slot->name, sizeof slot->name, "%s", name);
     atomic_store(&slot->state, FIKIT_SLOT_ACTIVE);
     dev->slots[s] = (struct fikitd_slot_info){.used = true, .conn_id = conn_id, .uid = uid, .pid = pid,
-                                              .level = level, .requested_level = requested_level};
+                                              .level = level, .requested_level = requested_level,
+                                              .beside = beside};
     snprintf(dev->slots[s].name, sizeof dev->slots[s].name, "%s", name);
     fikit_sched_add_task(&dev->sched, (uint32_t)s, pid, name, level);
     dev->trace_tasks[s] = (struct fikit_trace_task){.slot = s, .level = level, .pid = pid};

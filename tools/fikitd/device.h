@@ -23,6 +23,7 @@ struct fikitd_slot_info {
     pid_t pid;
     int level;
     int requested_level;
+    bool beside;         /* the client runs it beside higher levels (what it said) */
     char name[64];
     uint64_t trace_read; /* ring events consumed */
     bool trace_loss_warned; /* fikitd's log said this task's ring lost events */
@@ -71,9 +72,10 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
  * stopped, stops the arbiter and frees the device. */
 void fikitd_device_close(struct fikitd_device *dev);
 
-/* A task joins: returns its slot or -ENOSPC. */
+/* A task joins: returns its slot or -ENOSPC. beside: what the client said of
+ * its share mode, shown by fikit status. */
 int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, uid_t uid,
-                           const char *name, int level, int requested_level);
+                           const char *name, int level, int requested_level, bool beside);
 /* A task left or died: its slot, held launches and reservations go at once. */
 void fikitd_device_remove_task(struct fikitd_device *dev, int slot);
 

@@ -296,7 +296,8 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
         send_error(c->fd, err, "cannot open device %s: %s", m->device_key, strerror(-err));
         return;
     }
-    int slot = fikitd_device_add_task(dev, c->id, c->pid, c->uid, m->task, level, m->level);
+    int slot = fikitd_device_add_task(dev, c->id, c->pid, c->uid, m->task, level, m->level,
+                                      (m->flags & FIKIT_REGISTER_BESIDE) != 0);
     if (slot < 0) {
         send_error(c->fd, slot, "device %s already has %d tasks", m->device_key, FIKIT_SHM_SLOTS);
         return;
@@ -316,8 +317,9 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
     c->regs[c->nregs].slot = slot;
     c->nregs++;
     watch_pid(d, c);
-    fikit_info("device %d: task %s (pid %d) registered in slot %d at priority %d%s", dev->index,
-               m->task, (int)c->pid, slot, level, (m->flags & FIKIT_REGISTER_MEASURE) ? ", measuring" : "");
+    fikit_info("device %d: task %s (pid %d) registered in slot %d at priority %d%s%s", dev->index,
+               m->task, (int)c->pid, slot, level, (m->flags & FIKIT_REGISTER_MEASURE) ? ", measuring" : "",
+               (m->flags & FIKIT_REGISTER_BESIDE) ? ", beside higher levels" : "");
 }
 
 /* A reply of many messages (status, a trace dump) may outgrow the socket's
@@ -401,6 +403,7 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
             for (size_t r = 0; r < dev->sched.nreq; r++)
                 if (dev->sched.req[r].task_id == (uint32_t)s)
                     mt->held_now++;
+            mt->beside = info->beside;
             mt->idle_after_ns = fikit_idle_threshold(dev->sched.p.idle_learned, dev->sched.p.idle_after_ns,
                                                      t ? t->idle_after_ns : 0);
             snprintf(mt->name, sizeof mt->name, "%s", info->name);
