@@ -4,13 +4,17 @@ serving everyone else, and says what it rejected."""
 import mmap
 import os
 import random
+import re
 import socket
 import struct
 import time
-from harness import BATCH, SERVICE, Fikit, check, fail, result
+from harness import BATCH, SERVICE, SOURCE, Fikit, check, fail, result
 
 HDR = struct.Struct("<IHHII")
-MAGIC, VERSION, REGISTER, REGISTER_OK, END, TRACE_DUMP, TRACE_EVENTS = 0x54494B46, 3, 3, 4, 9, 11, 13
+# The protocol version this tree speaks, from the header that defines it.
+VERSION = int(re.search(r"#define FIKIT_PROTO_VERSION (\d+)",
+                        open(os.path.join(SOURCE, "core", "proto.h")).read()).group(1))
+MAGIC, REGISTER, REGISTER_OK, END, TRACE_DUMP, TRACE_EVENTS = 0x54494B46, 3, 4, 9, 11, 13
 REG = struct.Struct("<64siIII128s128s")
 REG_OK = struct.Struct("<IiiIQQQQ")
 
@@ -19,8 +23,8 @@ def packet(type_, payload, magic=MAGIC, version=VERSION, length=None):
     return HDR.pack(magic, version, type_, len(payload) if length is None else length, 0) + payload
 
 
-def register(task, level=9, backend=3, key=b"opencl:hostile", model=b"hostile"):
-    return packet(REGISTER, REG.pack(task, level, 0, backend, 0, key, model))
+def register(task, level=9, backend=3, key=b"opencl:hostile", model=b"hostile", flags=0):
+    return packet(REGISTER, REG.pack(task, level, flags, backend, 0, key, model))
 
 
 with Fikit() as fk:
@@ -35,6 +39,7 @@ with Fikit() as fk:
         "priority out of range": register(b"x", level=10),
         "negative priority": register(b"x", level=-3),
         "unknown backend": register(b"x", backend=9),
+        "unknown register flags": register(b"x", flags=1 << 7),
         "unterminated task name": register(b"y" * 64),
         "empty device": register(b"x", key=b""),
         "a packet larger than any message": packet(REGISTER, b"\0" * 9000),
