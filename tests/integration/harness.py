@@ -140,6 +140,17 @@ def result(proc_or_out):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def status_column(status, task, name):
+    """One column of a task's rows in `fikit status` output, found by its
+    heading (so a new column does not shift what a test reads)."""
+    lines = status.splitlines()
+    heads = [l.split() for l in lines if l.split()[:3] == ["slot", "pid", "task"]]
+    if not heads:
+        return []
+    i = heads[0].index(name)
+    return [f[i] for f in (l.split() for l in lines) if len(f) == len(heads[0]) and f[2] == task]
+
+
 def threads(trace):
     """{tid: task name} of the first device."""
     names = {}

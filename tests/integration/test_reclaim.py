@@ -11,7 +11,7 @@ time-out. The gap is sized from the batch kernel's measured length, so the
 geometry holds on a fast machine and on a loaded one."""
 import signal
 import time
-from harness import BATCH, SERVICE, Fikit, check, fail, result, threads
+from harness import BATCH, SERVICE, Fikit, check, fail, result, status_column, threads
 
 LP = [BATCH, "--json", "-c", "1000", "-w", "20000"]
 
@@ -33,8 +33,7 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
     # what they may fill).
     deadline = time.time() + 60
     while time.time() < deadline:
-        line = next((l for l in fk.status().splitlines() if " serve " in l), "")
-        if len(line.split()) >= 6 and int(line.split()[5]) >= 2:
+        if any(int(n) >= 2 for n in status_column(fk.status(), "serve", "launches")):
             break
         time.sleep(0.01)
     a = fk.popen("batch-a", LP)
@@ -44,9 +43,7 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
     deadline = time.time() + 60
     killed_at = None
     while time.time() < deadline:
-        line = next((l for l in fk.status().splitlines() if " batch-a " in l), "")
-        cols = line.split()
-        if len(cols) >= 8 and int(cols[7]) >= 2:
+        if any(int(n) >= 2 for n in status_column(fk.status(), "batch-a", "grants")):
             a.send_signal(signal.SIGKILL)
             killed_at = time.monotonic_ns() / 1000.0
             break

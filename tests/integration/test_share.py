@@ -10,25 +10,15 @@ shares only the gaps again, held like any lower task. With
 beside_max_slowdown set, it also shares only gaps while the service's
 kernels run slower than in its profile."""
 import time
-from harness import BATCH, SERVICE, Fikit, check, result, threads
+from harness import BATCH, SERVICE, Fikit, check, result, status_column, threads
 
 SVC = [SERVICE, "--json", "-n", "50", "-r", "0", "-k", "6", "-g", "3000", "-w", "250"]
 LP = [BATCH, "--json", "-t", "4", "-w", "200"]
 
 
-def column(status, task, name):
-    """A column of a task's rows in `fikit status`, by its heading."""
-    lines = status.splitlines()
-    heads = [l.split() for l in lines if l.split()[:3] == ["slot", "pid", "task"]]
-    if not heads:
-        return []
-    i = heads[0].index(name)
-    return [f[i] for f in (l.split() for l in lines) if len(f) == len(heads[0]) and f[2] == task]
-
-
 def slowdowns(status, task):
     """The slowdown column of a task's rows in `fikit status` (None: '-')."""
-    return [float(v.rstrip("x")) if v != "-" else None for v in column(status, task, "slowdown")]
+    return [float(v.rstrip("x")) if v != "-" else None for v in status_column(status, task, "slowdown")]
 
 
 def beside_service(fk, lp_argv):
@@ -44,7 +34,7 @@ def beside_service(fk, lp_argv):
     while svc.poll() is None:
         st = fk.status()
         seen += slowdowns(st, "serve")
-        share |= set(column(st, "batch", "share"))
+        share |= set(status_column(st, "batch", "share"))
         time.sleep(0.2)
     out, _ = svc.communicate(timeout=120)
     check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
