@@ -142,11 +142,11 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
  * on a machine with at least FIKIT_SPIN_AUTO_MIN_CPUS online CPUs, and for
  * FIKIT_SPIN_AUTO_FEW_CPUS_NS around each predicted decision on a smaller
  * one or where the device computes on the host's CPUs (an OpenCL CPU
- * device), whose cores a spinning thread would take. On the H200's 16-core host, spinning took the grant latency's p99
- * from 35 us-1.2 ms to 3-5 us side by side (with 50, 70-89 % of grants
- * found their thread asleep, and a wake-up took 8-19 us at the median); on
- * a 2-core machine a spinning core slowed the service it was meant to
- * serve. */
+ * device), whose cores a spinning thread would take. On the H200's 16-core
+ * host, spinning took the grant latency's p99 from 35 us-1.2 ms to 3-5 us
+ * side by side (with 50, 70-89 % of grants found their thread asleep, and a
+ * wake-up took 8-19 us at the median); on a 2-core machine a spinning core
+ * slowed the service it was meant to serve. */
 #define FIKIT_SPIN_AUTO (UINT64_MAX - 1)
 #define FIKIT_SPIN_AUTO_MIN_CPUS 8
 #define FIKIT_SPIN_AUTO_FEW_CPUS_NS (50 * 1000ULL)
