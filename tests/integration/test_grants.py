@@ -64,3 +64,22 @@ with Fikit() as fk:
     split = m.get("grants_spinning", 0) + m.get("grants_woken", 0)
     check(0 < split <= len(grants), f"{m.get('grants_spinning', 0)} grants found their thread spinning, "
           f"{m.get('grants_woken', 0)} asleep: {trace_metrics.summary(m)}")
+
+    # Bursts: the service's kernels are 3 ms apart on the host (back-to-back
+    # requests may bring two closer), so split at 1 ms nearly every launch is
+    # a burst of its own; split at 20 ms, the back-to-back requests are one
+    # burst with the batch kernels of its time inside it.
+    fine = trace_metrics.metrics(ev, "serve", "batch", burst_gap_us=1000)
+    coarse = trace_metrics.metrics(ev, "serve", "batch", burst_gap_us=20000)
+    check(fine["bursts"] >= 0.8 * fine["hp_launches"] and 0 <= fine["bursts_lp_ahead"] <= 1,
+          f"split at 1 ms: {fine['bursts']} bursts of {fine['hp_launches']} service launches; "
+          f"{fine['bursts_lp_ahead']:.0%} of them began with batch work predicted in flight")
+    # On this 2-core PoCL, the batch kernel measured alone is sometimes longer
+    # than any gap the service leaves: it is then held for the service's whole
+    # run (no preemption), and no batch launch falls inside its burst.
+    ran_beside = m["fits"] + m["starved"] + m["fills"] > 1
+    check(coarse["bursts"] <= 3 and coarse["lp_in_bursts"] >= fine["lp_in_bursts"]
+          and (coarse["lp_in_bursts"] > 0 or not ran_beside),
+          f"split at 20 ms: {coarse['bursts']} bursts, with {coarse['lp_in_bursts']} of the "
+          f"{coarse['lp_launches']} batch launches inside them (at 1 ms: {fine['lp_in_bursts']}; "
+          f"the batch {'ran' if ran_beside else 'did not run'} beside the service)")
