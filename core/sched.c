@@ -38,7 +38,7 @@ void fikit_sched_params_default(struct fikit_sched_params *p)
     p->idle_learned = true;
     p->recheck_ns = 1000 * 1000;
     p->starve_after_ns = 2 * 1000 * 1000;
-    p->max_queued_ns = 300 * 1000;
+    p->max_queued_ns = 100 * 1000;
     p->beside_max_slowdown = 0;
 }
 

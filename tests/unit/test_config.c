@@ -57,7 +57,7 @@ Test(config, defaults)
     cr_assert_eq(p.substrate_cost_ns, 42000, "a calibrated cost wins over the default");
     cr_assert_eq(p.starve_after_ns, 2000000);
     cr_assert_float_eq(p.gap_confidence, 0.3, 1e-12);
-    cr_assert_eq(p.max_queued_ns, 300000);
+    cr_assert_eq(p.max_queued_ns, 100000);
 }
 
 Test(config, every_key_is_read)
