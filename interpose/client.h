@@ -66,6 +66,11 @@ struct fikit_client {
     uint32_t sample_period; /* 0: never sample (outside measure mode) */
     bool measure;
     bool beside; /* share = beside, with its MPS thread cap in force: never held */
+    /* Owned by selftime.c and fault.c (set by their constructors), read on
+     * every launch: kept in this line, where a launch that finds the
+     * process's data out of cache pays one miss for all of them. */
+    bool selftime_on;
+    uint8_t fault_at; /* enum fikit_fault_step */
     struct fikit_client_device *devs[FIKIT_CLIENT_MAX_DEVICES];
 
     /* Written on every launch: a line of their own, so the writes do not

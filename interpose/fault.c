@@ -5,8 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-enum fikit_fault_step fikit_fault_at;
-
 __attribute__((constructor)) static void fault_init(void)
 {
     const char *f = getenv("FIKIT_FAULT");
@@ -15,7 +13,7 @@ __attribute__((constructor)) static void fault_init(void)
     static const char *const names[] = {"", "register", "hold", "granted", "launch"};
     for (int i = 1; i < 5; i++)
         if (strcmp(f + 4, names[i]) == 0)
-            fikit_fault_at = (enum fikit_fault_step)i;
+            fikit_client.fault_at = (uint8_t)i;
 }
 
 void fikit_fault_die(void)

@@ -6,6 +6,8 @@
 #ifndef FIKIT_INTERPOSE_FAULT_H
 #define FIKIT_INTERPOSE_FAULT_H
 
+#include "interpose/client.h"
+
 enum fikit_fault_step {
     FIKIT_FAULT_NONE = 0,
     FIKIT_FAULT_REGISTER,
@@ -14,13 +16,13 @@ enum fikit_fault_step {
     FIKIT_FAULT_LAUNCH,
 };
 
-extern enum fikit_fault_step fikit_fault_at;
-
 void fikit_fault_die(void);
 
+/* The step is kept in fikit_client's first cache line (client.h), which
+ * every launch reads anyway. */
 static inline void fikit_fault_point(enum fikit_fault_step step)
 {
-    if (__builtin_expect(fikit_fault_at == step && step != FIKIT_FAULT_NONE, 0))
+    if (__builtin_expect(fikit_client.fault_at == step && step != FIKIT_FAULT_NONE, 0))
         fikit_fault_die();
 }
 

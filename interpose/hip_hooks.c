@@ -263,7 +263,7 @@ static _Thread_local unsigned in_launch;
         in_launch--;                                                                               \
         uint64_t t2_ = fikit_selftime_now();                                                       \
         fikit_gate_exit(&g_, &l_, r_ == hipSuccess);                                               \
-        if (fikit_selftime_on)                                                                     \
+        if (fikit_client.selftime_on)                                                        \
             fikit_selftime_record(t0_, t1_, t2_, fikit_now_ns());                                  \
         return r_;                                                                                 \
     } while (0)
@@ -359,7 +359,7 @@ static void multi_exit(struct multi *m, hipError_t r, uint64_t t0, uint64_t t1, 
     for (int i = 0; i < m->n; i++)
         if (m->on[i])
             fikit_gate_exit(&m->g[i], &m->l[i], r == hipSuccess);
-    if (fikit_selftime_on)
+    if (fikit_client.selftime_on)
         fikit_selftime_record(t0, t1, t2, fikit_now_ns());
 }
 

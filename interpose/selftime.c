@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-bool fikit_selftime_on;
 static const char *out_path;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fikit_sketch added;
@@ -36,7 +35,7 @@ __attribute__((constructor)) static void selftime_init(void)
 {
     out_path = getenv("FIKIT_SELF_TIME");
     if (out_path && *out_path) {
-        fikit_selftime_on = true;
+        fikit_client.selftime_on = true;
         atexit(report);
     }
 }

@@ -7,15 +7,17 @@
 #define FIKIT_INTERPOSE_SELFTIME_H
 
 #include "core/clock.h"
+#include "interpose/client.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-extern bool fikit_selftime_on;
+/* The switch is fikit_client.selftime_on, in the client's first cache line
+ * (client.h), which every launch reads anyway. */
 
 /* Records one launch: entry, just before the real call, just after it, exit. */
 void fikit_selftime_record(uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3);
 
-static inline uint64_t fikit_selftime_now(void) { return fikit_selftime_on ? fikit_now_ns() : 0; }
+static inline uint64_t fikit_selftime_now(void) { return fikit_client.selftime_on ? fikit_now_ns() : 0; }
 
 #endif
