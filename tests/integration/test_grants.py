@@ -20,7 +20,12 @@ SVC = [SERVICE, "--json", "-n", "60", "-r", "0", "-k", "6", "-g", "3000", "-w", 
 
 with Fikit() as fk:
     fk.start("--trace")
-    check(fk.run("batch", LP[:2] + ["-c", "3"] + LP[4:], measure=True).returncode == 0, "batch job measured")
+    # Enough kernels that the first ones, slow while PoCL's threads and the
+    # CPUs' clocks come up (up to 8 kernels of 2.7-3.8 ms against 1.9 here),
+    # do not make the prediction (its p90): measured on 3, or 40, the batch
+    # kernel was at times predicted longer than any gap and held for the
+    # service's whole run, and the test then exercised one grant.
+    check(fk.run("batch", LP[:2] + ["-c", "200"] + LP[4:], measure=True).returncode == 0, "batch job measured")
     check(fk.run("serve", SVC[:3] + ["5"] + SVC[4:], measure=True).returncode == 0, "service measured")
     svc = fk.popen("serve", SVC)
     time.sleep(0.2)
@@ -61,6 +66,7 @@ with Fikit() as fk:
     sys.path.insert(0, os.path.join(SOURCE, "bench"))
     import trace_metrics
     m = trace_metrics.metrics(ev, "serve", "batch")
+    check(m["fits"] >= 10, f"{m['fits']} batch kernels were granted into the service's gaps")
     split = m.get("grants_spinning", 0) + m.get("grants_woken", 0)
     check(0 < split <= len(grants), f"{m.get('grants_spinning', 0)} grants found their thread spinning, "
           f"{m.get('grants_woken', 0)} asleep: {trace_metrics.summary(m)}")
@@ -74,12 +80,6 @@ with Fikit() as fk:
     check(fine["bursts"] >= 0.8 * fine["hp_launches"] and 0 <= fine["bursts_lp_ahead"] <= 1,
           f"split at 1 ms: {fine['bursts']} bursts of {fine['hp_launches']} service launches; "
           f"{fine['bursts_lp_ahead']:.0%} of them began with batch work predicted in flight")
-    # On this 2-core PoCL, the batch kernel measured alone is sometimes longer
-    # than any gap the service leaves: it is then held for the service's whole
-    # run (no preemption), and no batch launch falls inside its burst.
-    ran_beside = m["fits"] + m["starved"] + m["fills"] > 1
-    check(coarse["bursts"] <= 3 and coarse["lp_in_bursts"] >= fine["lp_in_bursts"]
-          and (coarse["lp_in_bursts"] > 0 or not ran_beside),
+    check(coarse["bursts"] <= 3 and coarse["lp_in_bursts"] > fine["lp_in_bursts"],
           f"split at 20 ms: {coarse['bursts']} bursts, with {coarse['lp_in_bursts']} of the "
-          f"{coarse['lp_launches']} batch launches inside them (at 1 ms: {fine['lp_in_bursts']}; "
-          f"the batch {'ran' if ran_beside else 'did not run'} beside the service)")
+          f"{coarse['lp_launches']} batch launches inside them (at 1 ms: {fine['lp_in_bursts']})")
