@@ -136,7 +136,7 @@ typedef CUresult (*graph_fn)(CUgraphExec, CUstream);
         CUresult r_ = CALL;                                                                        \
         uint64_t t2_ = fikit_selftime_now();                                                       \
         fikit_gate_exit(&g_, &l_, r_ == CUDA_SUCCESS);                                             \
-        if (fikit_client.selftime_on)                                                        \
+        if (fikit_client.selftime_on)                                                              \
             fikit_selftime_record(t0_, t1_, t2_, fikit_now_ns());                                  \
         return r_;                                                                                 \
     } while (0)

@@ -263,7 +263,7 @@ static _Thread_local unsigned in_launch;
         in_launch--;                                                                               \
         uint64_t t2_ = fikit_selftime_now();                                                       \
         fikit_gate_exit(&g_, &l_, r_ == hipSuccess);                                               \
-        if (fikit_client.selftime_on)                                                        \
+        if (fikit_client.selftime_on)                                                              \
             fikit_selftime_record(t0_, t1_, t2_, fikit_now_ns());                                  \
         return r_;                                                                                 \
     } while (0)

@@ -207,7 +207,7 @@ static bool describe(struct fikit_launch_desc *l, cl_command_queue q, void *kern
                 next->clRetainEvent(*evp);                                                         \
         }                                                                                          \
         fikit_gate_exit(&g, &(l), rc_ == CL_SUCCESS);                                              \
-        if (fikit_client.selftime_on)                                                        \
+        if (fikit_client.selftime_on)                                                              \
             fikit_selftime_record((t0), t1_, t2_, fikit_now_ns());                                 \
         return rc_;                                                                                \
     } while (0)
