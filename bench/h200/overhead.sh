@@ -5,12 +5,8 @@
 #    (hooks only, passthrough); under fikit with its default sampling (0.02);
 #    and with sample_rate = 0. Two rounds, alternating.
 # 2. the new default max_queued_us = 100 against the old 300, resnet50.
-set -u
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/out}
-export LD_LIBRARY_PATH="$PWD/.carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1
-mkdir -p /tmp/xdg "$OUT" /tmp/ov-state
+source "$(dirname "$0")/env.sh"
+mkdir -p /tmp/ov-state
 for s in 0.02 0; do
   printf '[fikit]\nbackend = cuda\n[daemon]\nsocket = /tmp/ov.sock\nstate_dir = /tmp/ov-state\n[client]\nsample_rate = %s\n[task.hp]\npriority = 0\n' "$s" >"/tmp/ov-$s.ini"
 done

@@ -5,12 +5,7 @@
 #    times on its own core, alternating;
 # 2. resnet50 gap filling, pinned, with max_queued_us = 100 beside the default
 #    300, and without starving grants on time-slicing.
-set -u
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/out}
-export LD_LIBRARY_PATH="$PWD/.carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1
-mkdir -p /tmp/xdg "$OUT"
+source "$(dirname "$0")/env.sh"
 lscpu | grep -E '^(CPU\(s\)|Thread|Core|Socket|Model name|NUMA node)'
 # The service gets CPU 2 and its SMT siblings; the job and fikitd the rest.
 HP=$(cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list)

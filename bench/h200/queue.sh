@@ -2,12 +2,7 @@
 # max_queued_us = 100 against the default 300, side by side, in all three
 # pairs, with the service on CPUs 2-3 and the job and fikitd on the others
 # (2026-12-04 evening; bench/results/2026-12-04-h200.md).
-set -u
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/out}
-export LD_LIBRARY_PATH="$PWD/.carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1
-mkdir -p /tmp/xdg "$OUT"
+source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 timeout 560 bench/evaluate --build build --out /tmp/queue --seconds 5 --cpus 2-3:0,1,4-15 \
   --variant q100:max_queued_us=100 \

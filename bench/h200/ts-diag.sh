@@ -5,12 +5,7 @@
 # 1. resnet50 fill on time-slicing and on MPS, each twice in the same call (the
 #    variant "again" changes nothing), traces kept for bench/trace_metrics.py;
 # 2. beside at a 70 % cap, without the guard and with beside_max_slowdown = 1.3.
-set -u
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/out}
-export LD_LIBRARY_PATH="$PWD/.carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1
-mkdir -p /tmp/xdg "$OUT"
+source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 timeout 240 bench/evaluate --build build --out /tmp/diag --workloads resnet50 --seconds 5 --keep \
   --variant again:spin_us=auto \
