@@ -82,6 +82,7 @@ void fikit_config_defaults(struct fikit_config *c)
     c->poll_ns = 50 * 1000;
     c->spin_ns = FIKIT_SPIN_AUTO;
     c->trace_events = 65536;
+    c->warn_held_ns = 10ull * 1000 * 1000 * 1000;
     c->on_daemon_missing = FIKIT_ON_MISSING_PASSTHROUGH;
     c->sample_rate = 0.02;
     c->default_priority = 5;
@@ -390,8 +391,12 @@ static int handler(void *user, const char *section, const char *key, const char 
         } else if (strcmp(key, "trace_events") == 0) {
             if (get_uint(x, section, key, val, 1024, 16777216, &u))
                 c->trace_events = (uint32_t)u;
+        } else if (strcmp(key, "warn_held_after_ms") == 0) {
+            if (get_uint(x, section, key, val, 0, 3600000, &u))
+                c->warn_held_ns = u * 1000 * 1000;
         } else {
-            fail(x, "[%s] %s: unknown key (accepted: socket, socket_group, state_dir, trace_events)",
+            fail(x, "[%s] %s: unknown key (accepted: socket, socket_group, state_dir, trace_events, "
+                    "warn_held_after_ms)",
                  section, key);
         }
         break;

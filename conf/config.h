@@ -93,6 +93,7 @@ struct fikit_config {
     char socket_group[FIKIT_NAME_MAX]; /* "" = auto: "fikit" as root, none otherwise */
     char state_dir[PATH_MAX];   /* "" = auto */
     uint32_t trace_events;
+    uint64_t warn_held_ns; /* log a launch held this long; 0 = never */
 
     /* [client] */
     enum fikit_on_missing on_daemon_missing;

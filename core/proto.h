@@ -13,9 +13,10 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 4 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
+#define FIKIT_PROTO_VERSION 5 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
                                * events; 4: register says the device computes on the host and
-                               * whether the task runs beside; status shows the latter */
+                               * whether the task runs beside; status shows the latter; 5: and
+                               * each task's longest wait of a held launch */
 #define FIKIT_MSG_MAX 8192
 
 enum fikit_msg_type {
@@ -122,6 +123,8 @@ struct fikit_msg_status_task {
     uint64_t idle_after_ns;
     uint32_t beside; /* runs beside higher levels (share = beside in force) */
     uint32_t pad;
+    uint64_t held_longest_ns;     /* how long its longest-held launch has waited; 0: none held */
+    uint64_t held_longest_dur_ns; /* that launch's predicted duration; 0: not measured */
     char name[64];
 };
 

@@ -93,6 +93,10 @@ int fikit_cmd_config(int argc, char **argv)
         printf("beside_max_slowdown 0 (off)\n");
     printf("socket            %s\n", sock);
     printf("state_dir         %s\n", state);
+    if (cfg.warn_held_ns)
+        printf("warn_held_after_ms %llu\n", (unsigned long long)(cfg.warn_held_ns / 1000000));
+    else
+        printf("warn_held_after_ms 0 (never)\n");
     printf("profile_dir       %s\n", prof);
     printf("sample_rate       %g\n", cfg.sample_rate);
     printf("on_daemon_missing %s\n", cfg.on_daemon_missing == FIKIT_ON_MISSING_FAIL ? "fail" : "passthrough");

@@ -25,9 +25,14 @@ static void usage(FILE *f)
                "beside with its MPS thread cap in force, so it runs while they are active),\n"
                "whether it is active, its launches, holds and grants, the launches that filled\n"
                "a gap by themselves (fills) and that waited for their queue to drain, or for\n"
-               "a level above to speed up under beside_max_slowdown (paces),\n"
-               "and how much slower its sampled kernels ran in the last second than in its\n"
-               "profile (slowdown; - when unknown), which share = beside tasks below it watch.\n"
+               "a level above to speed up under beside_max_slowdown (paces), its launches held\n"
+               "now (held), how long the longest-held of them has waited (wait_ms) and its\n"
+               "kernel's predicted duration (kern_ms; ? when never measured): a kernel longer\n"
+               "than every gap of the levels above waits until they go idle, and fikitd logs\n"
+               "a wait past [daemon] warn_held_after_ms; how long the task may launch nothing\n"
+               "before it counts as idle (idle_ms), and how much slower its sampled kernels\n"
+               "ran in the last second than in its profile (slowdown; - when unknown), which\n"
+               "share = beside tasks below it watch.\n"
                "\n"
                "Options:\n"
                "  -c, --config FILE   read the socket path from this fikit.ini\n"
@@ -132,9 +137,9 @@ int fikit_cmd_status(int argc, char **argv)
                    d->pickup_p50_ns / 1000.0, d->pickup_p99_ns / 1000.0, d->pickup_max_ns / 1000.0,
                    (unsigned long long)d->pickups, d->pass_p50_ns / 1000.0, d->pass_p99_ns / 1000.0,
                    d->pass_max_ns / 1000.0, (unsigned long long)d->passes);
-            printf("  %4s %8s %-20s %8s %-6s %-6s %10s %8s %8s %8s %8s %5s %9s %8s\n", "slot", "pid",
-                   "task", "priority", "share", "state", "launches", "holds", "grants", "fills", "paces",
-                   "held", "idle_ms", "slowdown");
+            printf("  %4s %8s %-20s %8s %-6s %-6s %10s %8s %8s %8s %8s %5s %9s %8s %9s %8s\n", "slot",
+                   "pid", "task", "priority", "share", "state", "launches", "holds", "grants", "fills",
+                   "paces", "held", "wait_ms", "kern_ms", "idle_ms", "slowdown");
         } else if (type == FIKIT_MSG_STATUS_TASK) {
             const struct fikit_msg_status_task *t = fikit_proto_payload(buf);
             char prio[16];
@@ -142,15 +147,23 @@ int fikit_cmd_status(int argc, char **argv)
                 snprintf(prio, sizeof prio, "%d(<-%d)", t->level, t->requested_level);
             else
                 snprintf(prio, sizeof prio, "%d", t->level);
+            char wait[24] = "-", kern[24] = "-";
+            if (t->held_now) {
+                snprintf(wait, sizeof wait, "%.1f", t->held_longest_ns / 1e6);
+                if (t->held_longest_dur_ns)
+                    snprintf(kern, sizeof kern, "%.3f", t->held_longest_dur_ns / 1e6);
+                else
+                    snprintf(kern, sizeof kern, "?");
+            }
             char slow[16] = "-";
             if (t->slowdown_ppm)
                 snprintf(slow, sizeof slow, "%.2fx", t->slowdown_ppm / 1e6);
-            printf("  %4u %8d %-20s %8s %-6s %-6s %10llu %8llu %8llu %8llu %8llu %5llu %9.1f %8s\n",
+            printf("  %4u %8d %-20s %8s %-6s %-6s %10llu %8llu %8llu %8llu %8llu %5llu %9s %8s %9.1f %8s\n",
                    t->slot, t->pid, t->name, prio, t->beside ? "beside" : "gaps", t->active ? "active" : "idle",
                    (unsigned long long)t->launches,
                    (unsigned long long)t->holds, (unsigned long long)t->grants,
                    (unsigned long long)t->fills, (unsigned long long)t->paces,
-                   (unsigned long long)t->held_now, t->idle_after_ns / 1e6, slow);
+                   (unsigned long long)t->held_now, wait, kern, t->idle_after_ns / 1e6, slow);
         } else if (type == FIKIT_MSG_ERROR) {
             const struct fikit_msg_error *e = fikit_proto_payload(buf);
             fprintf(stderr, "fikit status: %s\n", e->text);

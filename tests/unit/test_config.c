@@ -58,6 +58,7 @@ Test(config, defaults)
     cr_assert_eq(p.starve_after_ns, 2000000);
     cr_assert_float_eq(p.gap_confidence, 0.3, 1e-12);
     cr_assert_eq(p.max_queued_ns, 100000);
+    cr_assert_eq(c.warn_held_ns, 10000000000ull, "a launch held 10 s is logged");
 }
 
 Test(config, every_key_is_read)
@@ -69,7 +70,7 @@ Test(config, every_key_is_read)
                               "recheck_us = 300\npoll_us = 0\nspin_us = 70\nstarve_after_us = 0\n"
                               "max_queued_us = 150\nbeside_max_slowdown = 1.2\n"
                               "[daemon]\nsocket = /tmp/x.sock\nsocket_group = video\nstate_dir = /tmp/state\n"
-                              "trace_events = 2048\n"
+                              "trace_events = 2048\nwarn_held_after_ms = 500\n"
                               "[client]\non_daemon_missing = fail\nsample_rate = 0.5\n"
                               "profile_dir = /tmp/prof\ndefault_priority = 7\n"
                               "[task.serve]\npriority = 0 ; inline comment\n"
@@ -102,6 +103,7 @@ Test(config, every_key_is_read)
     cr_assert_str_eq(c.socket_path, "/tmp/x.sock");
     cr_assert_str_eq(c.state_dir, "/tmp/state");
     cr_assert_eq(c.trace_events, 2048);
+    cr_assert_eq(c.warn_held_ns, 500000000ull);
     cr_assert_eq(c.on_daemon_missing, FIKIT_ON_MISSING_FAIL);
     cr_assert_float_eq(c.sample_rate, 0.5, 1e-12);
     cr_assert_str_eq(c.profile_dir, "/tmp/prof");
@@ -151,6 +153,9 @@ Test(config, bad_number)
     expect_error("[scheduler]\nmax_queued_us = 2000000\n",
                  "2: [scheduler] max_queued_us = 2000000: out of range (accepted: an integer "
                  "from 0 to 1000000)");
+    expect_error("[daemon]\nwarn_held_after_ms = 4000000\n",
+                 "2: [daemon] warn_held_after_ms = 4000000: out of range (accepted: an integer "
+                 "from 0 to 3600000)");
     expect_error("[scheduler]\nsafety_margin_us = -5\n",
                  "2: [scheduler] safety_margin_us = -5: not a whole number (accepted: an integer "
                  "from 0 to 1000000)");

@@ -229,6 +229,48 @@ static void nudge_sleepers(struct fikitd_device *dev, uint64_t decision_ns)
     }
 }
 
+/* A launch held warn_held_ns is logged, once a minute per task at most: a
+ * kernel predicted longer than every gap of the levels above waits for as
+ * long as they stay active, and nothing else would tell its user why. */
+#define HELD_WARN_EVERY_NS (60ull * 1000 * 1000 * 1000)
+
+static void warn_long_holds(struct fikitd_device *dev, uint64_t now)
+{
+    const struct fikit_sched *s = &dev->sched;
+    /* req[] is in posting order: if the first has not waited long, none has. */
+    if (!dev->warn_held_ns || s->nreq == 0 || now - s->req[0].posted_ns < dev->warn_held_ns)
+        return;
+    int top = fikit_sched_top_level(s, now);
+    char above[160] = "";
+    size_t len = 0;
+    for (int k = 0; k < FIKIT_MAX_TASKS && len < sizeof above; k++) {
+        const struct fikit_task_state *t = &s->tasks[k]; /* t->id is its slot */
+        if (t->used && t->level == top && fikit_sched_task_active(s, t, now))
+            len += (size_t)snprintf(above + len, sizeof above - len, "%stask %s, pid %d", len ? "; " : "",
+                                    dev->slots[t->id].name, (int)dev->slots[t->id].pid);
+    }
+    for (size_t i = 0; i < s->nreq && now - s->req[i].posted_ns >= dev->warn_held_ns; i++) {
+        const struct fikit_request *r = &s->req[i];
+        struct fikitd_slot_info *info = &dev->slots[r->task_id];
+        if (!info->used || (info->held_warned_ns && now - info->held_warned_ns < HELD_WARN_EVERY_NS))
+            continue;
+        info->held_warned_ns = now;
+        char pred[64];
+        if (r->dur_ns)
+            snprintf(pred, sizeof pred, "predicted to take %.3f ms", r->dur_ns / 1e6);
+        else
+            snprintf(pred, sizeof pred, "never measured");
+        fikit_warn("device %d: task %s (pid %d, priority %d) has waited %.1f s to launch kernel %016llx "
+                   "(%s): the gaps of priority %d (%s) have had no room for it. It runs when that level "
+                   "goes idle. If the prediction is wrong (a measuring run that started slowly), "
+                   "see `fikit profile show %s` and measure again with fikit-launch --measure "
+                   "(logged at most once a minute per task; [daemon] warn_held_after_ms)",
+                   dev->index, info->name, (int)info->pid, info->level, (now - r->posted_ns) / 1e9,
+                   (unsigned long long)r->key, pred, top, above[0] ? above : "no task active now",
+                   info->name);
+    }
+}
+
 static void *arbiter_main(void *arg)
 {
     struct fikitd_device *dev = arg;
@@ -262,6 +304,7 @@ static void *arbiter_main(void *arg)
         } while (n == 64);
         atomic_store(&dev->shm->hdr.queued, (uint32_t)dev->sched.nreq);
         (void)fikit_stat_add(&dev->pass, fikit_now_ns() - now);
+        warn_long_holds(dev, now);
         drain_trace_rings(dev);
         bool watch = dev->sched.watch_launches;
         bool tracing = atomic_load(&dev->shm->hdr.trace_on);
@@ -306,7 +349,8 @@ static void *arbiter_main(void *arg)
 
 int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,
                        const struct fikit_sched_params *params, uint64_t poll_ns,
-                       uint64_t spin_ns, uint64_t generation, size_t trace_events)
+                       uint64_t spin_ns, uint64_t warn_held_ns, uint64_t generation,
+                       size_t trace_events)
 {
     struct fikitd_device *dev = calloc(1, sizeof *dev);
     if (!dev)
@@ -316,6 +360,7 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     snprintf(dev->model, sizeof dev->model, "%s", model);
     dev->poll_ns = poll_ns;
     dev->spin_ns = spin_ns;
+    dev->warn_held_ns = warn_held_ns;
     dev->trace_cap = trace_events;
     dev->trace = calloc(trace_events ? trace_events : 1, sizeof *dev->trace);
     int rc = dev->trace ? fikit_shm_create(key, model, generation, &dev->shm_fd, &dev->shm) : -ENOMEM;

@@ -29,6 +29,7 @@ struct fikitd_slot_info {
     bool trace_loss_warned; /* fikitd's log said this task's ring lost events */
     uint64_t launches;   /* last publication seen */
     bool warned;         /* a bad publication was logged */
+    uint64_t held_warned_ns; /* when fikitd's log last named a long hold of this task */
 };
 
 struct fikitd_device {
@@ -39,6 +40,7 @@ struct fikitd_device {
     struct fikit_shm *shm;
     uint64_t poll_ns;
     uint64_t spin_ns;
+    uint64_t warn_held_ns; /* [daemon] warn_held_after_ms; 0: never */
 
     pthread_mutex_t lock; /* everything below */
     struct fikit_sched sched;
@@ -67,7 +69,8 @@ struct fikitd_device {
 /* Creates the segment and starts the arbiter. */
 int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,
                        const struct fikit_sched_params *params, uint64_t poll_ns,
-                       uint64_t spin_ns, uint64_t generation, size_t trace_events);
+                       uint64_t spin_ns, uint64_t warn_held_ns, uint64_t generation,
+                       size_t trace_events);
 /* Releases every held launch (clients go on unscheduled), marks the segment
  * stopped, stops the arbiter and frees the device. */
 void fikitd_device_close(struct fikitd_device *dev);

@@ -256,7 +256,7 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
     uint64_t spin_ns = fikit_config_spin_ns(&d->cfg, cpus, on_host);
     struct fikitd_device *dev;
     *err = fikitd_device_open(&dev, d->ndevices, key, model, &p, d->cfg.poll_ns, spin_ns,
-                              d->generation, d->cfg.trace_events);
+                              d->cfg.warn_held_ns, d->generation, d->cfg.trace_events);
     if (*err)
         return NULL;
     d->devices[d->ndevices++] = dev;
@@ -400,9 +400,15 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
             mt->paces = atomic_load(&sl->paces);
             if (atomic_load(&sl->slowdown_ns) + FIKIT_SLOWDOWN_FRESH_NS > now)
                 mt->slowdown_ppm = atomic_load(&sl->slowdown_ppm);
-            for (size_t r = 0; r < dev->sched.nreq; r++)
-                if (dev->sched.req[r].task_id == (uint32_t)s)
-                    mt->held_now++;
+            for (size_t r = 0; r < dev->sched.nreq; r++) {
+                const struct fikit_request *q = &dev->sched.req[r];
+                if (q->task_id != (uint32_t)s)
+                    continue;
+                if (mt->held_now++ == 0) { /* req[] is in posting order: the first waited longest */
+                    mt->held_longest_ns = now > q->posted_ns ? now - q->posted_ns : 1;
+                    mt->held_longest_dur_ns = q->dur_ns;
+                }
+            }
             mt->beside = info->beside;
             mt->idle_after_ns = fikit_idle_threshold(dev->sched.p.idle_learned, dev->sched.p.idle_after_ns,
                                                      t ? t->idle_after_ns : 0);

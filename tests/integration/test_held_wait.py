@@ -1,0 +1,62 @@
+"""A launch that fits no gap waits, and fikit says so.
+
+A kernel predicted longer than every gap of the higher levels waits until
+they go idle (DESIGN.md, the policy). Here a priority-9 batch kernel of
+about 4 ms meets a priority-0 service whose gaps are under 1 ms: it must
+wait out the service, and the user must be able to see why. `fikit status`
+shows the batch task's longest wait growing with its kernel's predicted
+duration beside it, fikitd's log names the task, the kernel's prediction
+and the level it waits behind once the wait passes [daemon]
+warn_held_after_ms (here 1000), and once the service ends the launch goes
+and the job finishes with every output right."""
+import re
+import time
+from harness import BATCH, SERVICE, Fikit, check, result, status_column
+
+SVC = [SERVICE, "--json", "-n", "250", "-r", "0", "-k", "6", "-g", "500", "-w", "100"]
+LP = [BATCH, "--json", "-c", "3", "-w", "400"]
+
+with Fikit() as fk:
+    with open(fk.config) as f:
+        text = f.read()
+    with open(fk.config, "w") as f:
+        f.write(text.replace("[daemon]\n", "[daemon]\nwarn_held_after_ms = 1000\n"))
+    cfg = fk.tool("config", "-c", fk.config).stdout
+    check("warn_held_after_ms 1000" in cfg, "fikit config shows warn_held_after_ms")
+    fk.start()
+    check(fk.run("batch", [BATCH, "--json", "-t", "1", "-w", "400"], measure=True).returncode == 0,
+          "batch job measured")
+    check(fk.run("serve", SVC[:3] + ["20"] + SVC[4:], measure=True).returncode == 0, "service measured")
+
+    svc = fk.popen("serve", SVC)
+    time.sleep(0.3)
+    lp = fk.popen("batch", LP)
+    waits, kern = [], set()
+    while svc.poll() is None:
+        st = fk.status()
+        waits += [float(w) for w in status_column(st, "batch", "wait_ms") if w != "-"]
+        kern |= set(status_column(st, "batch", "kern_ms"))
+        time.sleep(0.1)
+    out, _ = svc.communicate(timeout=120)
+    check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
+    svc_s = result(out)["t1"] - result(out)["t0"]
+    out, _ = lp.communicate(timeout=120)
+    check(lp.returncode == 0 and result(out)["wrong"] == 0 and result(out)["kernels"] == 3,
+          "the batch job ran its 3 kernels once the service was done, all correct")
+
+    check(waits and max(waits) > 1000,
+          f"fikit status showed the batch's held launch waiting, up to {max(waits or [0]):.0f} ms "
+          f"(the service ran {svc_s:.1f} s)")
+    predicted = [float(k) for k in kern if k not in ("-", "?")]
+    check(predicted and min(predicted) > 2.0,
+          f"beside it the kernel's predicted duration, longer than the service's gaps: {sorted(kern)} ms")
+
+    log = open(fk.log).read()
+    m = re.search(r"task batch \(pid \d+, priority 9\) has waited ([\d.]+) s to launch kernel [0-9a-f]{16} "
+                  r"\(predicted to take ([\d.]+) ms\): the gaps of priority 0 \(task serve, pid \d+\) have had no room", log)
+    check(m is not None and float(m.group(1)) >= 1.0 and float(m.group(2)) > 2.0,
+          f"fikitd's log named the task, its kernel's prediction and the service it waits behind: "
+          f"{m.group(0) if m else log[-600:]}")
+    check(log.count("has waited") == 1, "once: the next warning for the task would come a minute later")
+
+    check(re.search(r"held now 0;", fk.status()), "nothing is held at the end")
