@@ -196,7 +196,7 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
         fikit_warn("fikitd refused task %s on %s: %s", c->task, d->key, e->text);
         if (fd >= 0)
             close(fd);
-        return e->code;
+        return e->code < 0 ? e->code : -EPROTO; /* fikit_proto_check keeps it negative */
     }
     if (type != FIKIT_MSG_REGISTER_OK || fd < 0) {
         if (fd >= 0)

@@ -81,6 +81,25 @@ static const char *name_for(void *ctx, int slot, uint64_t key)
     return NULL;
 }
 
+/* What a dump gathers of one device before anything is written. */
+struct dump_dev {
+    uint32_t index;
+    char model[128];
+    struct namer nm;
+    struct fikit_trace_event *ev;
+    size_t n, cap;
+};
+
+static void free_devs(struct dump_dev *devs, int ndev)
+{
+    for (int k = 0; k < ndev; k++) {
+        for (int i = 0; i < devs[k].nm.ntasks; i++)
+            fikit_measure_destroy(&devs[k].nm.stores[i]);
+        free(devs[k].ev);
+    }
+    free(devs);
+}
+
 static int dump(int fd, const char *out, struct fikit_config *cfg)
 {
     if (fikit_proto_send(fd, FIKIT_MSG_TRACE_DUMP, NULL, 0, -1)) {
@@ -88,13 +107,11 @@ static int dump(int fd, const char *out, struct fikit_config *cfg)
         return 1;
     }
     /* Collect everything first: tasks, then events, per device. */
-    struct dev {
-        uint32_t index;
-        char model[128];
-        struct namer nm;
-        struct fikit_trace_event *ev;
-        size_t n, cap;
-    } *devs = calloc(16, sizeof *devs);
+    struct dump_dev *devs = calloc(16, sizeof *devs);
+    if (!devs) {
+        fprintf(stderr, "fikit trace: out of memory\n");
+        return 1;
+    }
     int ndev = 0;
     char buf[FIKIT_MSG_MAX];
     uint16_t type;
@@ -102,12 +119,14 @@ static int dump(int fd, const char *out, struct fikit_config *cfg)
         int rc = fikit_proto_recv(fd, buf, &type, NULL, 10000);
         if (rc < 0) {
             fprintf(stderr, "fikit trace: no answer from fikitd: %s\n", strerror(-rc));
+            free_devs(devs, ndev);
             return 1;
         }
         if (type == FIKIT_MSG_END)
             break;
         if (type == FIKIT_MSG_ERROR) {
             fprintf(stderr, "fikit trace: %s\n", ((struct fikit_msg_error *)fikit_proto_payload(buf))->text);
+            free_devs(devs, ndev);
             return 1;
         }
         uint32_t di = type == FIKIT_MSG_TRACE_TASK
@@ -123,7 +142,7 @@ static int dump(int fd, const char *out, struct fikit_config *cfg)
             devs[k].nm.cfg = *cfg;
             ndev++;
         }
-        struct dev *d = &devs[k];
+        struct dump_dev *d = &devs[k];
         if (type == FIKIT_MSG_TRACE_TASK) {
             const struct fikit_msg_trace_task *t = fikit_proto_payload(buf);
             snprintf(d->model, sizeof d->model, "%s", t->device_model);
@@ -139,16 +158,26 @@ static int dump(int fd, const char *out, struct fikit_config *cfg)
         } else if (type == FIKIT_MSG_TRACE_EVENTS) {
             const struct fikit_msg_trace_events *m = fikit_proto_payload(buf);
             if (d->n + m->n > d->cap) {
-                d->cap = (d->n + m->n) * 2;
-                d->ev = realloc(d->ev, d->cap * sizeof *d->ev);
+                size_t cap = (d->n + m->n) * 2;
+                struct fikit_trace_event *ev = realloc(d->ev, cap * sizeof *ev);
+                if (!ev) {
+                    fprintf(stderr, "fikit trace: out of memory after %zu events of device %u\n", d->n,
+                            d->index);
+                    free_devs(devs, ndev);
+                    return 1;
+                }
+                d->ev = ev;
+                d->cap = cap;
             }
-            memcpy(d->ev + d->n, m->ev, m->n * sizeof *m->ev);
+            if (m->n) /* an empty chunk may come before any buffer */
+                memcpy(d->ev + d->n, m->ev, m->n * sizeof *m->ev);
             d->n += m->n;
         }
     }
     FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
     if (!f) {
         fprintf(stderr, "fikit trace: cannot write %s: %s\n", out, strerror(errno));
+        free_devs(devs, ndev);
         return 1;
     }
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"fikit %s\"},\n\"traceEvents\":[\n",
@@ -166,10 +195,8 @@ static int dump(int fd, const char *out, struct fikit_config *cfg)
         fikit_trace_write_json(f, (int)devs[k].index, devs[k].model, devs[k].ev, devs[k].n, tt,
                                (size_t)devs[k].nm.ntasks, name_for, &devs[k].nm, &first);
         total += devs[k].n;
-        for (int i = 0; i < devs[k].nm.ntasks; i++)
-            fikit_measure_destroy(&devs[k].nm.stores[i]);
-        free(devs[k].ev);
     }
+    free_devs(devs, ndev);
     fprintf(f, "\n]}\n");
     if (f != stdout && fclose(f) != 0) {
         fprintf(stderr, "fikit trace: cannot write %s: %s\n", out, strerror(errno));
@@ -178,7 +205,6 @@ static int dump(int fd, const char *out, struct fikit_config *cfg)
     if (f != stdout)
         fprintf(stderr, "fikit trace: %zu events of %d device%s written to %s\n", total, ndev,
                 ndev == 1 ? "" : "s", out);
-    free(devs);
     return 0;
 }
 

@@ -54,7 +54,7 @@ static int activated_socket(struct fikitd *d)
         return -1;
     int type = 0;
     socklen_t len = sizeof type;
-    struct sockaddr_un sa;
+    struct sockaddr_un sa = {0};
     socklen_t salen = sizeof sa;
     if (getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET ||
         getsockname(3, (struct sockaddr *)&sa, &salen) != 0 || sa.sun_family != AF_UNIX) {
