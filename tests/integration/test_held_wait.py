@@ -7,26 +7,33 @@ wait out the service, and the user must be able to see why. `fikit status`
 shows the batch task's longest wait growing with its kernel's predicted
 duration beside it, fikitd's log names the task, the kernel's prediction
 and the level it waits behind once the wait passes [daemon]
-warn_held_after_ms (here 1000), and once the service ends the launch goes
+warn_held_after_ms (here 500), and once the service ends the launch goes
 and the job finishes with every output right."""
 import re
 import time
 from harness import BATCH, SERVICE, Fikit, check, result, status_column
 
-SVC = [SERVICE, "--json", "-n", "250", "-r", "0", "-k", "6", "-g", "500", "-w", "100"]
+# The service's gaps are 0.5 ms of host work plus the launch: however fast
+# the machine, a batch kernel 4x the service's fits none of them.
+SVC = [SERVICE, "--json", "-n", "300", "-r", "0", "-k", "6", "-g", "500", "-w", "100"]
 LP = [BATCH, "--json", "-c", "3", "-w", "400"]
 
 with Fikit() as fk:
     with open(fk.config) as f:
         text = f.read()
     with open(fk.config, "w") as f:
-        f.write(text.replace("[daemon]\n", "[daemon]\nwarn_held_after_ms = 1000\n"))
+        f.write(text.replace("[daemon]\n", "[daemon]\nwarn_held_after_ms = 500\n"))
     cfg = fk.tool("config", "-c", fk.config).stdout
-    check("warn_held_after_ms 1000" in cfg, "fikit config shows warn_held_after_ms")
+    check("warn_held_after_ms 500" in cfg, "fikit config shows warn_held_after_ms")
     fk.start()
     check(fk.run("batch", [BATCH, "--json", "-t", "1", "-w", "400"], measure=True).returncode == 0,
           "batch job measured")
     check(fk.run("serve", SVC[:3] + ["20"] + SVC[4:], measure=True).returncode == 0, "service measured")
+    shown = fk.tool("profile", "show", "-c", fk.config, "batch").stdout
+    m = re.search(r"^\s+rounds\s+\S+\s+\S+\s+\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)", shown, re.M)
+    check(m is not None, f"the batch kernel's p90, its prediction, is in its profile: {shown}")
+    p90_ms = float(m.group(1)) / 1e3
+    near = lambda ms: abs(ms - p90_ms) <= 0.02 * p90_ms + 0.002
 
     svc = fk.popen("serve", SVC)
     time.sleep(0.3)
@@ -44,17 +51,17 @@ with Fikit() as fk:
     check(lp.returncode == 0 and result(out)["wrong"] == 0 and result(out)["kernels"] == 3,
           "the batch job ran its 3 kernels once the service was done, all correct")
 
-    check(waits and max(waits) > 1000,
+    check(waits and max(waits) > 500,
           f"fikit status showed the batch's held launch waiting, up to {max(waits or [0]):.0f} ms "
           f"(the service ran {svc_s:.1f} s)")
     predicted = [float(k) for k in kern if k not in ("-", "?")]
-    check(predicted and min(predicted) > 2.0,
-          f"beside it the kernel's predicted duration, longer than the service's gaps: {sorted(kern)} ms")
+    check(predicted and all(near(k) for k in predicted),
+          f"beside it the kernel's predicted duration: {sorted(kern)} ms (its profile's p90: {p90_ms:.3f} ms)")
 
     log = open(fk.log).read()
     m = re.search(r"task batch \(pid \d+, priority 9\) has waited ([\d.]+) s to launch kernel [0-9a-f]{16} "
                   r"\(predicted to take ([\d.]+) ms\): the gaps of priority 0 \(task serve, pid \d+\) have had no room", log)
-    check(m is not None and float(m.group(1)) >= 1.0 and float(m.group(2)) > 2.0,
+    check(m is not None and float(m.group(1)) >= 0.5 and near(float(m.group(2))),
           f"fikitd's log named the task, its kernel's prediction and the service it waits behind: "
           f"{m.group(0) if m else log[-600:]}")
     check(log.count("has waited") == 1, "once: the next warning for the task would come a minute later")
