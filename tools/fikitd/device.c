@@ -240,21 +240,25 @@ static void warn_long_holds(struct fikitd_device *dev, uint64_t now)
     /* req[] is in posting order: if the first has not waited long, none has. */
     if (!dev->warn_held_ns || s->nreq == 0 || now - s->req[0].posted_ns < dev->warn_held_ns)
         return;
-    int top = fikit_sched_top_level(s, now);
+    int top = -1;
     char above[160] = "";
-    size_t len = 0;
-    for (int k = 0; k < FIKIT_MAX_TASKS && len < sizeof above; k++) {
-        const struct fikit_task_state *t = &s->tasks[k]; /* t->id is its slot */
-        if (t->used && t->level == top && fikit_sched_task_active(s, t, now))
-            len += (size_t)snprintf(above + len, sizeof above - len, "%stask %s, pid %d", len ? "; " : "",
-                                    dev->slots[t->id].name, (int)dev->slots[t->id].pid);
-    }
     for (size_t i = 0; i < s->nreq && now - s->req[i].posted_ns >= dev->warn_held_ns; i++) {
         const struct fikit_request *r = &s->req[i];
         struct fikitd_slot_info *info = &dev->slots[r->task_id];
         if (!info->used || (info->held_warned_ns && now - info->held_warned_ns < HELD_WARN_EVERY_NS))
             continue;
         info->held_warned_ns = now;
+        if (top < 0) { /* who it waits behind: only once a warning is due, not on every pass */
+            top = fikit_sched_top_level(s, now);
+            size_t len = 0;
+            for (int k = 0; k < FIKIT_MAX_TASKS && len < sizeof above; k++) {
+                const struct fikit_task_state *t = &s->tasks[k]; /* t->id is its slot */
+                if (t->used && t->level == top && fikit_sched_task_active(s, t, now))
+                    len += (size_t)snprintf(above + len, sizeof above - len, "%stask %s, pid %d",
+                                            len ? "; " : "", dev->slots[t->id].name,
+                                            (int)dev->slots[t->id].pid);
+            }
+        }
         char pred[64];
         if (r->dur_ns)
             snprintf(pred, sizeof pred, "predicted to take %.3f ms", r->dur_ns / 1e6);
