@@ -42,7 +42,7 @@ def check(cond, msg):
 class Fikit:
     """A fikitd of our own, with its own socket, state and configuration."""
 
-    def __init__(self, policy="fill", extra="", tasks=(("serve", 0), ("batch", 9))):
+    def __init__(self, policy="fill", extra="", tasks=(("serve", 0), ("batch", 9)), daemon=""):
         self.dir = tempfile.mkdtemp(prefix="fikit-it-")
         self.socket = os.path.join(self.dir, "fikitd.sock")
         self.state = os.path.join(self.dir, "state")
@@ -54,13 +54,14 @@ class Fikit:
             self.env.pop(k, None)
         if SANITIZER_RUNTIME:
             self.env["LD_PRELOAD"] = SANITIZER_RUNTIME
-        self.write_config(policy, extra, tasks)
+        self.write_config(policy, extra, tasks, daemon)
 
-    def write_config(self, policy, extra="", tasks=(("serve", 0), ("batch", 9))):
+    def write_config(self, policy, extra="", tasks=(("serve", 0), ("batch", 9)), daemon=""):
+        """extra: lines for [scheduler]; daemon: more lines for [daemon]."""
         self.config = os.path.join(self.dir, "fikit.ini")
         with open(self.config, "w") as f:
             f.write(f"[fikit]\nbackend = opencl\n[scheduler]\npolicy = {policy}\n{extra}\n"
-                    f"[daemon]\nsocket = {self.socket}\nstate_dir = {self.state}\n")
+                    f"[daemon]\nsocket = {self.socket}\nstate_dir = {self.state}\n{daemon}\n")
             for name, prio in tasks:
                 f.write(f"[task.{name}]\npriority = {prio}\n")
 

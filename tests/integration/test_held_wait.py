@@ -18,11 +18,7 @@ from harness import BATCH, SERVICE, Fikit, check, result, status_column
 SVC = [SERVICE, "--json", "-n", "300", "-r", "0", "-k", "6", "-g", "500", "-w", "100"]
 LP = [BATCH, "--json", "-c", "3", "-w", "400"]
 
-with Fikit() as fk:
-    with open(fk.config) as f:
-        text = f.read()
-    with open(fk.config, "w") as f:
-        f.write(text.replace("[daemon]\n", "[daemon]\nwarn_held_after_ms = 500\n"))
+with Fikit(daemon="warn_held_after_ms = 500") as fk:
     cfg = fk.tool("config", "-c", fk.config).stdout
     check("warn_held_after_ms 500" in cfg, "fikit config shows warn_held_after_ms")
     fk.start()
