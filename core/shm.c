@@ -228,18 +228,23 @@ void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
             nanosleep(&step, NULL);
         }
     }
+    /* A seqlock entry: its fields are relaxed atomics (plain moves on x86
+     * and ARM), because a writer one lap ahead whose wait ran out writes the
+     * same entry, and fikitd reads it while it is written. The seq check
+     * throws away what such a race tears; the accesses themselves are never
+     * a data race. */
     struct fikit_trace_event *e = &slot->trace[i % FIKIT_SHM_TRACE];
     __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
     atomic_thread_fence(memory_order_release);
-    e->t_ns = ev->t_ns;
-    e->key = ev->key;
-    e->a = ev->a;
-    e->b = ev->b;
-    e->c = ev->c;
-    e->type = ev->type;
-    e->slot = ev->slot;
-    e->reason = ev->reason;
-    e->level = ev->level;
+    __atomic_store_n(&e->t_ns, ev->t_ns, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->key, ev->key, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->a, ev->a, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->b, ev->b, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->c, ev->c, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->type, ev->type, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->slot, ev->slot, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->reason, ev->reason, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->level, ev->level, __ATOMIC_RELAXED);
     __atomic_store_n(&e->seq, i + 1, __ATOMIC_RELEASE);
 }
 
@@ -252,7 +257,16 @@ int fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
         return FIKIT_TRACE_OVERWRITTEN;
     if (seq != i + 1)
         return FIKIT_TRACE_NOT_YET; /* not written yet, or being written */
-    memcpy(out, (const void *)e, sizeof *out);
+    out->seq = seq;
+    out->t_ns = __atomic_load_n(&e->t_ns, __ATOMIC_RELAXED);
+    out->key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
+    out->a = __atomic_load_n(&e->a, __ATOMIC_RELAXED);
+    out->b = __atomic_load_n(&e->b, __ATOMIC_RELAXED);
+    out->c = __atomic_load_n(&e->c, __ATOMIC_RELAXED);
+    out->type = __atomic_load_n(&e->type, __ATOMIC_RELAXED);
+    out->slot = __atomic_load_n(&e->slot, __ATOMIC_RELAXED);
+    out->reason = __atomic_load_n(&e->reason, __ATOMIC_RELAXED);
+    out->level = __atomic_load_n(&e->level, __ATOMIC_RELAXED);
     atomic_thread_fence(memory_order_acquire);
     seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
     return seq == i + 1 ? FIKIT_TRACE_READ : seq == 0 || seq > i + 1 ? FIKIT_TRACE_OVERWRITTEN

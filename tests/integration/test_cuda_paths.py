@@ -50,6 +50,8 @@ with Fikit(extra="", tasks=(("paths", 0), ("low", 9), ("spin", 0))) as fk:
         time.sleep(0.01)
     r = fk.run("low", [prog])
     spin.communicate(timeout=60)
+    if r.returncode != 0:
+        print(f"held run: exit {r.returncode}\n{r.stdout}\n{r.stderr}")
     check(r.returncode == 0 and re.search(r"^0 failures$", r.stdout, re.M),
           "correct results as a held low-priority task")
     got = int(open(count).read())
