@@ -8,16 +8,25 @@ with the whole gap as room). The second job must be granted before the first
 one's kernel would have ended, because fikitd drops the dead task's
 reservation as soon as it sees the death (socket hang-up or pidfd), not at a
 time-out. The gap is sized from the batch kernel's measured length, so the
-geometry holds on a fast machine and on a loaded one."""
+geometry holds on a fast machine and on a loaded one, and the kernel is made
+long enough (KERNEL_MIN_US) that the half kernel of spare room in a gap
+covers the test's own delay between the grant and the kill: a `fikit status`
+poll, a process start that is slow under the sanitizers."""
 import signal
 import time
 from harness import BATCH, SERVICE, Fikit, check, fail, result, status_column, threads
 
-LP = [BATCH, "--json", "-c", "1000", "-w", "20000"]
+KERNEL_MIN_US = 400000
+WORK = 20000
 
 with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
            tasks=(("serve", 0), ("batch-a", 9), ("batch-b", 9))) as fk:
     fk.start("--trace")
+    # How much work makes a kernel of KERNEL_MIN_US on this machine.
+    r = fk.run("batch-a", [BATCH, "--json", "-c", "2", "-w", str(WORK)])
+    check(r.returncode == 0, "batch kernel timed")
+    work = max(WORK, int(WORK * KERNEL_MIN_US / (result(r)["seconds"] / 2 * 1e6)))
+    LP = [BATCH, "--json", "-c", "1000", "-w", str(work)]
     # Measure each alone first, so every kernel has a prediction.
     kernel_us = 0
     for t in ("batch-a", "batch-b"):
@@ -77,5 +86,8 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
           f"batch-b granted {b_grant - killed_at:.0f} us after the kill")
     check(not [g for g in gb if a_grant <= g["ts"] + g["dur"] < killed_at],
           "batch-b was not granted while batch-a held the gap")
+    if b_grant >= a_end and killed_at - a_grant > (gap_us - kernel_us) / 2:
+        print(f"(the kill came {killed_at - a_grant:.0f} us after the grant: the test's own delay "
+              f"took much of the {gap_us - kernel_us:.0f} us the gap had to spare)")
     check(b_grant < a_end, "batch-b was granted before batch-a's kernel would have ended: the dead "
                            "client's grant was freed at once")
