@@ -68,9 +68,13 @@ with Fikit() as fk:
     # every slot (and drains every trace ring) at each decision.
     svc = fk.popen("serve", [SERVICE, "--json", "-n", "30", "-r", "10", "-w", "250", "-k", "3"])
     witness = fk.popen("batch", [BATCH, "--json", "-t", "3", "-w", "500"])
-    time.sleep(0.5)
-    # The witness's device: the hostile client joins the same segment.
-    dev_key = fk.status().split("device 0: ")[1].split("\n")[0].encode()
+    # The witness's device, once a program has launched on it (PoCL starts
+    # slowly under the sanitizers): the hostile client joins the same segment.
+    deadline = time.time() + 30
+    while "device 0: " not in (st := fk.status()) and time.time() < deadline:
+        time.sleep(0.05)
+    check("device 0: " in st, "the programs' device appears in fikit status")
+    dev_key = st.split("device 0: ")[1].split("\n")[0].encode()
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(fk.socket)
     s.send(register(b"hostile", level=9, key=dev_key))
