@@ -228,13 +228,34 @@ void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
             nanosleep(&step, NULL);
         }
     }
-    /* A seqlock entry: its fields are relaxed atomics (plain moves on x86
-     * and ARM), because a writer one lap ahead whose wait ran out writes the
-     * same entry, and fikitd reads it while it is written. The seq check
-     * throws away what such a race tears; the accesses themselves are never
-     * a data race. */
+    /* Each entry is a seqlock that one writer at a time owns. A writer a lap
+     * ahead whose wait ran out, or one a lap behind that was descheduled
+     * between taking its index and writing, comes to an entry another writer
+     * may be on: each takes it by compare-and-swap into a busy mark, so no
+     * two ever write one entry (their fields would mix under a valid
+     * number). One that finds a later lap's number drops its event (fikitd
+     * counts it lost); one that finds a writer busy waits for it (it is
+     * writing, never waiting, in that window), a bounded time, since a
+     * scribbled entry may stay busy for good. The fields are relaxed
+     * atomics: fikitd reads them while a writer may be on the entry, and the
+     * number read before and after tells it whether to keep them. */
     struct fikit_trace_event *e = &slot->trace[i % FIKIT_SHM_TRACE];
-    __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
+    uint64_t seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+    for (int waited = 0;;) {
+        if ((seq & ~FIKIT_TRACE_BUSY) > i + 1)
+            return; /* a later event has the entry: this one is lost */
+        if (seq & FIKIT_TRACE_BUSY) {
+            if (++waited > FIKIT_TRACE_WAIT_NS / FIKIT_TRACE_WAIT_STEP_NS)
+                return;
+            struct timespec step = {0, FIKIT_TRACE_WAIT_STEP_NS};
+            nanosleep(&step, NULL);
+            seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+            continue;
+        }
+        if (__atomic_compare_exchange_n(&e->seq, &seq, (i + 1) | FIKIT_TRACE_BUSY, false,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            break;
+    }
     atomic_thread_fence(memory_order_release);
     __atomic_store_n(&e->t_ns, ev->t_ns, __ATOMIC_RELAXED);
     __atomic_store_n(&e->key, ev->key, __ATOMIC_RELAXED);
@@ -248,15 +269,23 @@ void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
     __atomic_store_n(&e->seq, i + 1, __ATOMIC_RELEASE);
 }
 
+/* What an entry's number says of event i: there, not yet (or being)
+ * written, or replaced by a later lap's event. */
+static int trace_entry_state(uint64_t seq, uint64_t i)
+{
+    if ((seq & ~FIKIT_TRACE_BUSY) > i + 1)
+        return FIKIT_TRACE_OVERWRITTEN;
+    return seq == i + 1 ? FIKIT_TRACE_READ : FIKIT_TRACE_NOT_YET;
+}
+
 int fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
                          struct fikit_trace_event *out)
 {
     const struct fikit_trace_event *e = &slot->trace[i % FIKIT_SHM_TRACE];
     uint64_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-    if (seq > i + 1)
-        return FIKIT_TRACE_OVERWRITTEN;
-    if (seq != i + 1)
-        return FIKIT_TRACE_NOT_YET; /* not written yet, or being written */
+    int state = trace_entry_state(seq, i);
+    if (state != FIKIT_TRACE_READ)
+        return state;
     out->seq = seq;
     out->t_ns = __atomic_load_n(&e->t_ns, __ATOMIC_RELAXED);
     out->key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
@@ -268,7 +297,8 @@ int fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
     out->reason = __atomic_load_n(&e->reason, __ATOMIC_RELAXED);
     out->level = __atomic_load_n(&e->level, __ATOMIC_RELAXED);
     atomic_thread_fence(memory_order_acquire);
+    /* Changed meanwhile: only a later lap's writer takes an entry that
+     * holds event i, so what was read is gone. */
     seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-    return seq == i + 1 ? FIKIT_TRACE_READ : seq == 0 || seq > i + 1 ? FIKIT_TRACE_OVERWRITTEN
-                                                                       : FIKIT_TRACE_NOT_YET;
+    return seq == i + 1 ? FIKIT_TRACE_READ : FIKIT_TRACE_OVERWRITTEN;
 }

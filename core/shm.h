@@ -217,6 +217,8 @@ void fikit_shm_ring_arbiter(struct fikit_shm *shm);
  * FIKIT_TRACE_WAIT_NS) rather than overwrite an event fikitd has not read. */
 #define FIKIT_TRACE_WAIT_NS 10000000       /* 10 ms of sleeps (more with timer slack) */
 #define FIKIT_TRACE_WAIT_STEP_NS 20000     /* 20 us each */
+/* In a trace entry's number while its writer is on it (index + 1 | BUSY). */
+#define FIKIT_TRACE_BUSY (1ull << 63)
 void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
                      const struct fikit_trace_event *ev);
 /* Reads ring entry i (a count, not an index). */

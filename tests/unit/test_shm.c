@@ -138,3 +138,42 @@ Test(shm, trace_ring_overwrites_only_without_a_daemon_to_wait_for)
     cr_assert_eq(fikit_shm_trace_read(slot, FIKIT_SHM_TRACE + 2, &e), FIKIT_TRACE_READ);
     cr_assert_eq(e.key, 100 + FIKIT_SHM_TRACE + 2);
 }
+
+/* One writer per entry: the number says who is on it. A writer a lap behind
+ * (descheduled between taking its index and writing) must not put back an
+ * older event over a newer one, which fikitd would then wait on for good. */
+Test(shm, trace_entry_is_taken_by_one_writer_and_never_by_a_lap_behind)
+{
+    struct fikit_shm_slot *slot = &seg->slots[2];
+    atomic_store(&seg->hdr.trace_on, 1u);
+    struct fikit_trace_event *e = &slot->trace[5];
+    struct fikit_trace_event got;
+
+    /* Event 5 being written: not yet there; event 5 - ring's turn is gone. */
+    __atomic_store_n(&e->seq, 6 | FIKIT_TRACE_BUSY, __ATOMIC_RELAXED);
+    cr_assert_eq(fikit_shm_trace_read(slot, 5, &got), FIKIT_TRACE_NOT_YET, "its writer is on it");
+    __atomic_store_n(&e->seq, (6 + FIKIT_SHM_TRACE) | FIKIT_TRACE_BUSY, __ATOMIC_RELAXED);
+    cr_assert_eq(fikit_shm_trace_read(slot, 5, &got), FIKIT_TRACE_OVERWRITTEN,
+                 "a later lap's writer is on it: event 5 is gone");
+
+    /* The entry holds the next lap's event; the writer of event 5 comes late. */
+    __atomic_store_n(&e->seq, 6 + FIKIT_SHM_TRACE, __ATOMIC_RELAXED);
+    e->key = 42;
+    atomic_store(&slot->trace_head, 5);
+    atomic_store(&slot->trace_tail, 5);
+    write_event(slot, 9);
+    cr_assert_eq(__atomic_load_n(&e->seq, __ATOMIC_RELAXED), 6 + FIKIT_SHM_TRACE,
+                 "the late writer dropped its event");
+    cr_assert_eq(e->key, 42, "and left the newer one as it was");
+    cr_assert_eq(fikit_shm_trace_read(slot, 5 + FIKIT_SHM_TRACE, &got), FIKIT_TRACE_READ);
+    cr_assert_eq(fikit_shm_trace_read(slot, 5, &got), FIKIT_TRACE_OVERWRITTEN, "counted lost");
+
+    /* An entry left busy for good (a scribbled slot): the writer gives up
+     * after its bounded wait instead of hanging the launch. */
+    struct fikit_trace_event *f = &slot->trace[6];
+    __atomic_store_n(&f->seq, 1 | FIKIT_TRACE_BUSY, __ATOMIC_RELAXED);
+    atomic_store(&slot->trace_head, 6);
+    write_event(slot, 10);
+    cr_assert_eq(__atomic_load_n(&f->seq, __ATOMIC_RELAXED), 1 | FIKIT_TRACE_BUSY);
+    cr_assert_eq(atomic_load(&slot->trace_head), 7, "the writer went on");
+}

@@ -9,7 +9,9 @@
  *   - each writer's events come out in the order it wrote them;
  *   - every event written is either read or counted lost, never both;
  *   - with the reader stalled past the writers' bounded wait, writers
- *     still finish (they overwrite, and the loss is counted).
+ *     still finish (they overwrite, and the loss is counted);
+ *   - the reader never sticks on an entry that no writer will finish (a
+ *     writer a lap behind must not put back an older number).
  * Exit 0 when all hold; otherwise the first failure and exit 1. */
 #include "core/shm.h"
 
@@ -99,12 +101,20 @@ static void *reader_main(void *arg)
     struct tally *t = arg;
     uint64_t next = 0;
     struct timespec tick = {0, 50 * 1000}; /* fikitd drains on a timer, and on the bell */
+    int idle_ticks = 0; /* since the writers finished, with nothing read */
     for (;;) {
         int done = atomic_load(&writers_left) == 0;
+        uint64_t before = next;
         if (!atomic_load(&reader_stalled))
             drain(&next, t);
         if (done && next == atomic_load(&slot->trace_head))
             return NULL;
+        idle_ticks = done && next == before ? idle_ticks + 1 : 0;
+        if (idle_ticks > 100000) { /* 5 s and more: nobody will finish the entry */
+            struct fikit_trace_event e = {0};
+            fikit_shm_trace_read(slot, next, &e);
+            die("the reader stuck on an entry no writer will finish (a stale number)", next, &e);
+        }
         nanosleep(&tick, NULL);
     }
 }
