@@ -27,7 +27,9 @@ static void usage(FILE *f)
                "      --progress     with --json, also when each kernel was done: \"progress\"\n"
                "                     holds [CLOCK_MONOTONIC seconds, kernels done] pairs, so\n"
                "                     a harness can take the throughput over another\n"
-               "                     program's window\n"
+               "                     program's window; and writes \"ready\" to stderr once\n"
+               "                     its kernel is built, so a harness can start the other\n"
+               "                     program then\n"
                "  -h, --help         show this help\n");
 }
 
@@ -80,6 +82,10 @@ int main(int argc, char **argv)
     DEMO_CHECK(clEnqueueReadBuffer(d.queue, buf, CL_TRUE, 0, bytes, x, 0, NULL, NULL));
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
+    if (progress) {
+        fputs("ready\n", stderr);
+        fflush(stderr);
+    }
     double start = demo_now_s(), end = start + seconds;
     double *done_at = NULL; /* --progress: when each kernel was done */
     size_t done_cap = 0;
