@@ -5,6 +5,7 @@ may not write, a full disk) keep the previous profile and say why."""
 import grp as groups
 import os
 import pwd
+import re
 import shutil
 import stat
 import subprocess
@@ -59,7 +60,7 @@ with Fikit(tasks=(("serve", 0), ("batch", 9))) as fk:
     os.chmod(home, 0o777)
     env = dict(fk.env, HOME=home, POCL_CACHE_DIR=home)
     p = subprocess.Popen([LAUNCH, "-c", fk.config, "-t", "batch", "--priority", "0", "--measure", "--",
-                          BATCH, "--json", "-c", "200", "-w", "100"], stdout=subprocess.PIPE,
+                          BATCH, "--json", "-c", "1000", "-w", "100"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env, preexec_fn=as_nobody)
     seen = ""
     for _ in range(300):
@@ -69,7 +70,11 @@ with Fikit(tasks=(("serve", 0), ("batch", 9))) as fk:
         time.sleep(0.01)
     out, err = p.communicate(timeout=120)
     check(p.returncode == 0 and result(out)["wrong"] == 0, "nobody's program ran correctly")
-    check("5(<-0)" in seen, "fikitd registered nobody's task at priority 5, not the 0 it asked for")
+    check("5(<-0)" in seen, "fikit status showed nobody's task at priority 5, not the 0 it asked for")
+    log = open(fk.log).read()
+    check(re.search(r"task batch \(pid \d+\) registered in slot \d+ at priority 5", log) and
+          re.search(r"task batch \(pid \d+, uid \d+\) asked for priority 0; \[limits\] allows 5 at most", log),
+          "fikitd registered it at priority 5 and logged why")
     check("asked for priority 0; fikit.ini [limits] allows this user 5 at most: running at 5" in err,
           "nobody's program was told, once, why it runs at 5")
     check(f"cannot write {path}: Permission denied; the previous profile is kept" in err,
