@@ -6,9 +6,10 @@ with Fikit() as fk:
     fk.start()
     svc = fk.popen("serve", [SERVICE, "--json", "-n", "40", "-r", "20", "-w", "250", "-k", "4", "-g", "2000"])
     bat = fk.popen("batch", [BATCH, "--json", "-t", "4", "-w", "500"])
-    time.sleep(1.5)
-    st = fk.status()
-    check("serve" in st and "batch" in st, "both tasks registered before the stop")
+    deadline = time.time() + 30
+    while time.time() < deadline and not (" serve " in (st := fk.status()) and " batch " in st):
+        time.sleep(0.05)
+    check(" serve " in st and " batch " in st, "both tasks registered before the stop")
     check(fk.stop() == 0, "fikitd exits 0 on SIGTERM")
     out_s, err_s = svc.communicate(timeout=120)
     out_b, err_b = bat.communicate(timeout=120)

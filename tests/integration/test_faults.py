@@ -55,10 +55,14 @@ with Fikit() as fk:
     check("held now 0" in st, "nothing is held at the end")
 
     # fikitd killed with SIGKILL and restarted while clients run.
-    svc = fk.popen("serve", SVC)
-    bat = fk.popen("batch", [BATCH, "--json", "-t", "6", "-w", "500"])
-    time.sleep(1.0)
-    check(" serve " in fk.status() and " batch " in fk.status(), "both registered before the kill")
+    # Both run long enough to outlive their start, the kill and the rejoin,
+    # however slowly they start (under the sanitizers, seconds).
+    svc = fk.popen("serve", SVC[:3] + ["100"] + SVC[4:])
+    bat = fk.popen("batch", [BATCH, "--json", "-t", "10", "-w", "500"])
+    deadline = time.time() + 30
+    while time.time() < deadline and not (" serve " in (st := fk.status()) and " batch " in st):
+        time.sleep(0.05)
+    check(" serve " in st and " batch " in st, "both registered before the kill")
     fk.daemon.kill()
     fk.daemon.wait()
     time.sleep(1.0)
