@@ -3,7 +3,7 @@ even when fikit times every launch (--measure) and when its launches are held.""
 import os
 import subprocess
 import time
-from harness import BUILD, Fikit, check, fail
+from harness import BUILD, Fikit, check, fail, result, status_column
 
 prog = os.path.join(BUILD, "tests", "cl_semantics")
 plain = subprocess.run([prog], stdout=subprocess.PIPE, text=True)
@@ -16,17 +16,27 @@ with Fikit() as fk:
             print("plain run said:\n" + plain.stdout)
             fail(f"under fikit (measure={measure}) the program saw something else:\n{r.stdout}\n{r.stderr}")
         check(True, f"identical output under fikit-launch{' --measure' if measure else ''}")
-    # Held launches: a priority-0 task busy for 3 s makes the program's launches wait for grants.
-    svc = fk.popen("serve", [os.path.join(BUILD, "demo", "fikit-demo-batch"), "--json", "-t", "3",
+    # Held launches: a busy priority-0 task makes the program's launches wait
+    # for grants. It runs until the program has been held, however slowly
+    # either starts, and a little longer; SIGTERM ends it with its results.
+    svc = fk.popen("serve", [os.path.join(BUILD, "demo", "fikit-demo-batch"), "--json", "-t", "600",
                              "-w", "500"])
-    for _ in range(500):
-        if " serve " in fk.status():
+    deadline = time.time() + 60
+    while " serve " not in fk.status() and time.time() < deadline:
+        time.sleep(0.01)
+    check(" serve " in fk.status(), "the busy priority-0 task registered")
+    p = fk.popen("batch", [prog])
+    deadline = time.time() + 120
+    while p.poll() is None and time.time() < deadline:
+        if sum(int(n) for n in status_column(fk.status(), "batch", "holds")) > 0:
+            time.sleep(0.5)
             break
         time.sleep(0.01)
-    r = fk.run("batch", [prog])
-    svc.communicate(timeout=120)
-    check(r.returncode == 0 and r.stdout == plain.stdout,
+    svc.terminate()
+    out, _ = svc.communicate(timeout=120)
+    check(svc.returncode == 0 and result(out)["wrong"] == 0, "the priority-0 task's outputs were right")
+    held_out, _ = p.communicate(timeout=120)
+    check(p.returncode == 0 and held_out == plain.stdout,
           "identical output while a priority-0 task is running and launches are held")
-    check(svc.returncode == 0, "the priority-0 task's outputs were right")
     holds = [e for e in fk.trace()["traceEvents"] if e.get("name") == "hold"]
     check(len(holds) > 0, f"{len(holds)} launches of the program were held meanwhile")
