@@ -183,13 +183,16 @@ def threads(trace):
 
 def check_no_unfit_start_mid_burst(trace, hp, lp):
     """No low-priority kernel started while the high-priority task was
-    mid-burst unless its grant predicted a fit.
+    mid-burst unless it was admitted by a predicted fit.
 
     Mid-burst at t: between two launches of the high-priority task whose
     actual gap (from the first one's predicted end to the second launch) was
     shorter than the low-priority kernel's predicted duration. A kernel that
-    started there must carry a grant with reason 'fit' whose room was at
-    least its predicted duration. Returns (checked, mid_burst) counts."""
+    started there must have been admitted, after the task's launch before
+    it, by a gap fill of its own (a 'fill' event) or by fikitd's grant with
+    reason 'fit' or 'starved' (a fit against the median room), whose room
+    was at least its predicted duration. Returns (checked, mid_burst)
+    counts."""
     names = threads(trace)
     tid = {v: k for k, v in names.items()}
     ev = [e for e in trace["traceEvents"] if e.get("ph") != "M"]
@@ -197,16 +200,25 @@ def check_no_unfit_start_mid_burst(trace, hp, lp):
                        key=lambda e: e["ts"])
     lp_launch = sorted((e for e in ev if e.get("cat") == "launch" and e["tid"] == tid[lp]),
                        key=lambda e: e["ts"])
-    grants = sorted((e for e in ev if e.get("cat") == "grant" and e["tid"] == tid[lp]),
-                    key=lambda e: e["ts"] + e["dur"])
+    # Each admission at the moment the launch could go: a grant when fikitd
+    # gave it, a fill when the client took the room.
+    admissions = sorted([(e["ts"] + e["dur"], e["args"]["reason"], e) for e in ev
+                         if e.get("cat") == "grant" and e["tid"] == tid[lp]] +
+                        [(e["ts"], "fill", e) for e in ev if e.get("cat") == "fill" and e["tid"] == tid[lp]],
+                        key=lambda a: a[0])
     checked = mid = 0
-    gi = 0
-    last_grant = None
+    ai = 0
+    last = None  # the latest admission, for the kernel's predicted duration
+    prev_lp = float("-inf")
     for L in lp_launch:
         t = L["ts"]
-        while gi < len(grants) and grants[gi]["ts"] + grants[gi]["dur"] <= t + 1:
-            last_grant = grants[gi]
-            gi += 1
+        own = None
+        while ai < len(admissions) and admissions[ai][0] <= t + 1:
+            last = admissions[ai]
+            if admissions[ai][0] > prev_lp:
+                own = admissions[ai]
+            ai += 1
+        prev_lp = t
         # the high-priority launches around t
         prev = next_ = None
         for h in hp_launch:
@@ -219,13 +231,13 @@ def check_no_unfit_start_mid_burst(trace, hp, lp):
             continue
         checked += 1
         busy_end = prev["ts"] + prev["dur"]
-        lp_dur = (last_grant or {}).get("args", {}).get("predicted_us", 0)
+        lp_dur = (own or last or (0, "", {}))[2].get("args", {}).get("predicted_us", 0)
         if next_["ts"] - busy_end >= max(lp_dur, 1):
             continue
         mid += 1
-        g = last_grant
-        if not g or g["args"]["reason"] != "fit" or g["args"]["room_us"] < g["args"]["predicted_us"]:
+        if not own or own[1] not in ("fill", "fit", "starved") or \
+                own[2]["args"]["room_us"] < own[2]["args"]["predicted_us"]:
             fail(f"low-priority launch at {t:.0f} us started mid-burst of {hp} "
                  f"(between launches at {prev['ts']:.0f} and {next_['ts']:.0f} us) without a "
-                 f"grant that predicted a fit: {g}")
+                 f"fill or grant that predicted a fit: {own and own[2]}")
     return checked, mid
