@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,24 @@ BATCH = os.path.join(BUILD, "demo", "fikit-demo-batch")
 SANITIZER_RUNTIME = os.environ.get("FIKIT_SANITIZER_RUNTIME", "")
 SANITIZER_REPORT = ("ERROR: AddressSanitizer", "runtime error:", "WARNING: ThreadSanitizer",
                     "ERROR: LeakSanitizer")
+
+
+# fikitd's wire protocol, for tests that speak it raw (core/proto.h).
+HDR = struct.Struct("<IHHII")
+# The protocol version this tree speaks, from the header that defines it.
+VERSION = int(re.search(r"#define FIKIT_PROTO_VERSION (\d+)",
+                        open(os.path.join(SOURCE, "core", "proto.h")).read()).group(1))
+MAGIC, REGISTER, REGISTER_OK, END, TRACE_DUMP, TRACE_EVENTS = 0x54494B46, 3, 4, 9, 11, 13
+REG = struct.Struct("<64siIII128s128s")
+REG_OK = struct.Struct("<IiiIQQQQ")
+
+
+def packet(type_, payload, magic=MAGIC, version=VERSION, length=None):
+    return HDR.pack(magic, version, type_, len(payload) if length is None else length, 0) + payload
+
+
+def register(task, level=9, backend=3, key=b"opencl:hostile", model=b"hostile", flags=0):
+    return packet(REGISTER, REG.pack(task, level, flags, backend, 0, key, model))
 
 
 def fail(msg):

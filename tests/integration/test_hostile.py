@@ -2,29 +2,12 @@
 scribbles over its slot of the shared segment. fikitd rejects them, keeps
 serving everyone else, and says what it rejected."""
 import mmap
-import os
 import random
-import re
 import socket
 import struct
 import time
-from harness import BATCH, SERVICE, SOURCE, Fikit, check, fail, result
-
-HDR = struct.Struct("<IHHII")
-# The protocol version this tree speaks, from the header that defines it.
-VERSION = int(re.search(r"#define FIKIT_PROTO_VERSION (\d+)",
-                        open(os.path.join(SOURCE, "core", "proto.h")).read()).group(1))
-MAGIC, REGISTER, REGISTER_OK, END, TRACE_DUMP, TRACE_EVENTS = 0x54494B46, 3, 4, 9, 11, 13
-REG = struct.Struct("<64siIII128s128s")
-REG_OK = struct.Struct("<IiiIQQQQ")
-
-
-def packet(type_, payload, magic=MAGIC, version=VERSION, length=None):
-    return HDR.pack(magic, version, type_, len(payload) if length is None else length, 0) + payload
-
-
-def register(task, level=9, backend=3, key=b"opencl:hostile", model=b"hostile", flags=0):
-    return packet(REGISTER, REG.pack(task, level, flags, backend, 0, key, model))
+from harness import BATCH, SERVICE, Fikit, check, fail, result
+from harness import END, HDR, REG, REG_OK, REGISTER, REGISTER_OK, TRACE_DUMP, TRACE_EVENTS, packet, register
 
 
 with Fikit() as fk:
