@@ -28,6 +28,19 @@
 #define TAG_SIGNAL 2ull
 #define TAG_CONN (1ull << 32)
 #define TAG_PIDFD (2ull << 32)
+/* A connection's epoll tag: its kind, its id (bits 0-15) and which use of
+ * that id it is (bits 16-31). One epoll batch can hold an event of a
+ * connection that an earlier event in it closed, and an accept in between
+ * can reuse its id: without the generation that event would act on the new
+ * connection (a hang-up would close it). */
+#define TAG_ID_MASK 0xffffull
+#define TAG_GEN_SHIFT 16
+_Static_assert(FIKITD_MAX_CONNS <= TAG_ID_MASK + 1, "connection ids fit the epoll tag");
+
+static uint64_t conn_tag(uint64_t kind, const struct fikitd_conn *c)
+{
+    return kind | (uint64_t)c->gen << TAG_GEN_SHIFT | (uint64_t)c->id;
+}
 
 static int mkdir_p(const char *dir, mode_t mode)
 {
@@ -150,9 +163,12 @@ int fikitd_listen(struct fikitd *d)
     return 0;
 }
 
-static struct fikitd_conn *conn_by_id(struct fikitd *d, int id)
+/* The connection an epoll tag names, if it is still that one. */
+static struct fikitd_conn *conn_of_tag(struct fikitd *d, uint64_t tag)
 {
-    if (id < 0 || id >= FIKITD_MAX_CONNS || !d->conns[id].used)
+    int id = (int)(tag & TAG_ID_MASK);
+    uint16_t gen = (uint16_t)(tag >> TAG_GEN_SHIFT);
+    if (id >= FIKITD_MAX_CONNS || !d->conns[id].used || d->conns[id].gen != gen)
         return NULL;
     return &d->conns[id];
 }
@@ -198,9 +214,10 @@ static void accept_conns(struct fikitd *d)
             continue;
         }
         struct fikitd_conn *c = &d->conns[id];
-        *c = (struct fikitd_conn){.used = true, .id = id, .fd = fd, .pidfd = -1,
+        uint16_t gen = (uint16_t)(c->gen + 1);
+        *c = (struct fikitd_conn){.used = true, .id = id, .gen = gen, .fd = fd, .pidfd = -1,
                                   .pid = cred.pid, .uid = cred.uid, .gid = cred.gid};
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.u64 = TAG_CONN | (uint64_t)id};
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.u64 = conn_tag(TAG_CONN, c)};
         epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
     }
 }
@@ -215,7 +232,7 @@ static void watch_pid(struct fikitd *d, struct fikitd_conn *c)
     if (pfd < 0)
         return;
     c->pidfd = pfd;
-    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_PIDFD | (uint64_t)c->id};
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = conn_tag(TAG_PIDFD, c)};
     epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, pfd, &ev);
 }
 
@@ -573,17 +590,16 @@ int fikitd_run(struct fikitd *d)
                     return 0;
                 }
             } else {
-                int id = (int)(tag & 0xffffffffu);
-                struct fikitd_conn *c = conn_by_id(d, id);
+                struct fikitd_conn *c = conn_of_tag(d, tag);
                 if (!c)
-                    continue;
+                    continue; /* of a connection closed earlier in this batch */
                 if ((tag & ~0xffffffffull) == TAG_PIDFD) {
                     close_conn(d, c, "process exited");
                     continue;
                 }
                 if (evs[i].events & EPOLLIN)
                     handle_message(d, c);
-                c = conn_by_id(d, id);
+                c = conn_of_tag(d, tag);
                 if (c && (evs[i].events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)))
                     close_conn(d, c, "disconnected");
             }

@@ -8,6 +8,7 @@
 #include "tools/fikitd/device.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define FIKITD_MAX_DEVICES 16
@@ -17,6 +18,7 @@
 struct fikitd_conn {
     bool used;
     int id;
+    uint16_t gen; /* which use of this id: an event of a closed one is stale */
     int fd;
     int pidfd; /* -1 if pidfd_open is not available */
     pid_t pid;
