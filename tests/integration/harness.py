@@ -133,6 +133,30 @@ class Fikit:
         self.children.append(p)
         return p
 
+    def run_held(self, busy, busy_task, task, argv, linger=0.2):
+        """Runs a program as TASK while BUSY, a running program of the
+        higher-priority task BUSY_TASK, keeps its launches held: waits for
+        BUSY to register, starts the program, and once one of its launches
+        has been held (and LINGER seconds more) ends BUSY with SIGTERM. The
+        rest of the program's launches then go freely, so a slow start of
+        either cannot miss the window and a long one cannot stall the test.
+        Returns (BUSY's stdout, the program's CompletedProcess)."""
+        deadline = time.time() + 60
+        while f" {busy_task} " not in self.status() and time.time() < deadline:
+            time.sleep(0.01)
+        check(f" {busy_task} " in self.status(), "the busy higher-priority task registered")
+        p = self.popen(task, argv)
+        deadline = time.time() + 120
+        while p.poll() is None and time.time() < deadline:
+            if sum(int(n) for n in status_column(self.status(), task, "holds")) > 0:
+                time.sleep(linger)
+                break
+            time.sleep(0.01)
+        busy.terminate()
+        busy_out, _ = busy.communicate(timeout=120)
+        out, err = p.communicate(timeout=240)
+        return busy_out, subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
     def tool(self, *args):
         return subprocess.run([FIKIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, errors="replace", env=self.env)

@@ -9,9 +9,7 @@ program's current device as it was; as a low-priority task behind a busy
 high-priority one, its launches are held and then granted."""
 import os
 import re
-import subprocess
-import time
-from harness import BUILD, Fikit, check, check_traced_launches, fail, status_column, trace_events_lost
+from harness import BUILD, Fikit, check, check_traced_launches, fail, trace_events_lost
 
 prog = os.path.join(BUILD, "tests", "hip", "hip_sched_paths")
 
@@ -54,28 +52,13 @@ with Fikit(extra="", tasks=(("paths", 0), ("low", 9), ("spin", 0))) as fk:
     # Held behind a busy priority-0 task, then granted: nothing lost.
     fk.tool("trace", "start", "-c", fk.config)
     fk.env["FAKEHIP_COUNT"] = os.path.join(fk.dir, "count-spin")
-    # The spin runs until the low task has been held, however slowly either
-    # starts, and a little longer; the rest of the low task's launches then
-    # go freely. (Not until a count of holds: how soon a held launch is
-    # granted behind the unmeasured spin varies; under ThreadSanitizer one
-    # of hip_paths' waited for the spin to end.)
+    # The spin runs until the low task has been held (Fikit.run_held). Not
+    # until a count of holds: how soon a held launch is granted behind the
+    # unmeasured spin varies; under ThreadSanitizer one of hip_paths' waited
+    # for the spin to end.
     spin = fk.popen("spin", [prog, "--spin", "300"])
     fk.env["FAKEHIP_COUNT"] = count
-    deadline = time.time() + 60
-    while " spin " not in fk.status() and time.time() < deadline:
-        time.sleep(0.01)
-    check(" spin " in fk.status(), "the busy priority-0 task registered")
-    low = fk.popen("low", [prog])
-    deadline = time.time() + 120
-    while low.poll() is None and time.time() < deadline:
-        if sum(int(n) for n in status_column(fk.status(), "low", "holds")) > 0:
-            time.sleep(0.2)
-            break
-        time.sleep(0.01)
-    spin.terminate()
-    spin.communicate(timeout=60)
-    out, err = low.communicate(timeout=240)
-    r = subprocess.CompletedProcess(low.args, low.returncode, out, err)
+    _, r = fk.run_held(spin, "spin", "low", [prog])
     if r.returncode != 0:
         print(f"held run: exit {r.returncode}\n{r.stdout}\n{r.stderr}")
     check(r.returncode == 0 and re.search(r"^0 failures$", r.stdout, re.M),

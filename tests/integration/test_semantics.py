@@ -2,8 +2,7 @@
 even when fikit times every launch (--measure) and when its launches are held."""
 import os
 import subprocess
-import time
-from harness import BUILD, Fikit, check, fail, result, status_column
+from harness import BUILD, Fikit, check, fail, result
 
 prog = os.path.join(BUILD, "tests", "cl_semantics")
 plain = subprocess.run([prog], stdout=subprocess.PIPE, text=True)
@@ -17,26 +16,12 @@ with Fikit() as fk:
             fail(f"under fikit (measure={measure}) the program saw something else:\n{r.stdout}\n{r.stderr}")
         check(True, f"identical output under fikit-launch{' --measure' if measure else ''}")
     # Held launches: a busy priority-0 task makes the program's launches wait
-    # for grants. It runs until the program has been held, however slowly
-    # either starts, and a little longer; SIGTERM ends it with its results.
+    # for grants, until it ends by SIGTERM with its results (Fikit.run_held).
     svc = fk.popen("serve", [os.path.join(BUILD, "demo", "fikit-demo-batch"), "--json", "-t", "600",
                              "-w", "500"])
-    deadline = time.time() + 60
-    while " serve " not in fk.status() and time.time() < deadline:
-        time.sleep(0.01)
-    check(" serve " in fk.status(), "the busy priority-0 task registered")
-    p = fk.popen("batch", [prog])
-    deadline = time.time() + 120
-    while p.poll() is None and time.time() < deadline:
-        if sum(int(n) for n in status_column(fk.status(), "batch", "holds")) > 0:
-            time.sleep(0.5)
-            break
-        time.sleep(0.01)
-    svc.terminate()
-    out, _ = svc.communicate(timeout=120)
+    out, held = fk.run_held(svc, "serve", "batch", [prog], linger=0.5)
     check(svc.returncode == 0 and result(out)["wrong"] == 0, "the priority-0 task's outputs were right")
-    held_out, _ = p.communicate(timeout=120)
-    check(p.returncode == 0 and held_out == plain.stdout,
+    check(held.returncode == 0 and held.stdout == plain.stdout,
           "identical output while a priority-0 task is running and launches are held")
     holds = [e for e in fk.trace()["traceEvents"] if e.get("name") == "hold"]
     check(len(holds) > 0, f"{len(holds)} launches of the program were held meanwhile")
