@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <ini.h>
 #include <math.h>
@@ -702,31 +703,94 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
     p->beside_max_slowdown = c->beside_max_slowdown;
 }
 
-int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid)
+int fikit_config_limit_for(const struct fikit_config *c, const char *user,
+                           int (*in_group)(const char *group, void *arg), void *arg)
 {
-    /* The most generous rule that applies wins: a user rule, or any group
-     * the user is in (primary or supplementary). */
-    int best = c->limit_default;
-    struct passwd pw, *pwp = NULL;
-    char buf[4096];
-    getpwuid_r(uid, &pw, buf, sizeof buf, &pwp);
+    /* Every rule that names the user, by name or by a group, is a ceiling:
+     * the strictest of them binds (a rule only ever lowers what a user may
+     * take). default is the ceiling of users that no rule names. */
+    int limit = -1;
     for (int i = 0; i < c->nlimits; i++) {
         const struct fikit_limit *l = &c->limits[i];
-        bool applies = false;
-        if (!l->is_group) {
-            applies = pwp && strcmp(pwp->pw_name, l->name) == 0;
-        } else {
-            struct group gr, *grp = NULL;
-            char gbuf[8192];
-            if (getgrnam_r(l->name, &gr, gbuf, sizeof gbuf, &grp) == 0 && grp) {
-                if (grp->gr_gid == gid)
-                    applies = true;
-                for (char **m = grp->gr_mem; !applies && pwp && *m; m++)
-                    applies = strcmp(*m, pwp->pw_name) == 0;
-            }
-        }
-        if (applies && l->max_priority < best)
-            best = l->max_priority;
+        int applies;
+        if (!l->is_group)
+            applies = user && strcmp(user, l->name) == 0;
+        else if ((applies = in_group(l->name, arg)) < 0)
+            return applies;
+        if (applies && l->max_priority > limit)
+            limit = l->max_priority;
     }
-    return best;
+    return limit >= 0 ? limit : c->limit_default;
+}
+
+struct peer_ids {
+    const char *user; /* NULL: the uid has no passwd entry */
+    gid_t gid;
+};
+
+/* Whether the peer is in the group: its primary group (from the kernel) or
+ * a member in the group database. 1, 0, or -errno when the lookup failed
+ * (no descriptor left, a network directory down): a guess would be wrong
+ * either way, so the caller refuses. */
+static int peer_in_group(const char *name, void *arg)
+{
+    const struct peer_ids *p = arg;
+    size_t len = 8192;
+    for (;;) {
+        char *buf = malloc(len);
+        if (!buf)
+            return -ENOMEM;
+        struct group gr, *grp = NULL;
+        int rc = getgrnam_r(name, &gr, buf, len, &grp);
+        if (rc == ERANGE && len < (1u << 24)) {
+            free(buf);
+            len *= 4;
+            continue;
+        }
+        int in = 0;
+        if (rc == 0 && grp) {
+            in = grp->gr_gid == p->gid;
+            for (char **m = grp->gr_mem; !in && p->user && *m; m++)
+                in = strcmp(*m, p->user) == 0;
+        } else if (rc != 0 && rc != ENOENT && rc != ESRCH) {
+            in = -rc;
+        }
+        free(buf);
+        return in;
+    }
+}
+
+int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid)
+{
+    if (c->nlimits == 0)
+        return c->limit_default; /* no rule to look up */
+    /* glibc reports a user database it could not open (no descriptor left)
+     * as "no such user" when a later source (systemd) answers no: that
+     * would silently give the default. Refuse instead when no descriptor is
+     * free; with one, the files backend can read. */
+    int probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (probe < 0)
+        return -errno;
+    close(probe);
+    size_t len = 4096;
+    for (;;) {
+        char *buf = malloc(len);
+        if (!buf)
+            return -ENOMEM;
+        struct passwd pw, *pwp = NULL;
+        int rc = getpwuid_r(uid, &pw, buf, len, &pwp);
+        if (rc == ERANGE && len < (1u << 24)) {
+            free(buf);
+            len *= 4;
+            continue;
+        }
+        if (rc != 0 && rc != ENOENT && rc != ESRCH) {
+            free(buf);
+            return -rc;
+        }
+        struct peer_ids ids = {.user = rc == 0 && pwp ? pwp->pw_name : NULL, .gid = gid};
+        int limit = fikit_config_limit_for(c, ids.user, peer_in_group, &ids);
+        free(buf);
+        return limit;
+    }
 }

@@ -156,7 +156,18 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
  * ns (or FIKIT_SPIN_ALWAYS); device_on_host: the device computes on them. */
 uint64_t fikit_config_spin_ns(const struct fikit_config *c, long online_cpus, bool device_on_host);
 
-/* The highest level (lowest number) a user may claim under [limits]. */
+/* The highest level (lowest number) a user may claim under [limits]: the
+ * strictest (numerically highest) of the rules that name the user, as
+ * user.NAME or through a group.NAME the user is in; default for a user no
+ * rule names. So a rule only ever lowers what its users may take.
+ * in_group(group, arg) says whether the user is in the group: 1, 0, or
+ * -errno (returned as is). user may be NULL (no name: no user rule applies). */
+int fikit_config_limit_for(const struct fikit_config *c, const char *user,
+                           int (*in_group)(const char *group, void *arg), void *arg);
+/* The same for a peer's credentials, looked up in the user and group
+ * databases (the group: primary gid, or a member listed there). Returns the
+ * level, or -errno when a lookup failed: the caller refuses rather than
+ * guesses. */
 int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid);
 
 #endif

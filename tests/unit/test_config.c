@@ -5,6 +5,8 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +272,135 @@ Test(config, bad_limit)
 {
     expect_error("[limits]\nuid.0 = 1\n",
                  "2: [limits] uid.0: unknown key (accepted: default, user.NAME, group.NAME)");
+}
+
+/* [limits]: a user's groups, for fikit_config_limit_for. */
+struct groups_of {
+    const char *const *names;
+    int n;
+    int err; /* < 0: every lookup fails with it */
+};
+
+static int in_groups(const char *group, void *arg)
+{
+    const struct groups_of *g = arg;
+    if (g->err)
+        return g->err;
+    for (int i = 0; i < g->n; i++)
+        if (strcmp(g->names[i], group) == 0)
+            return 1;
+    return 0;
+}
+
+static void load_limits(struct fikit_config *c, const char *text)
+{
+    struct fikit_err err;
+    fikit_config_defaults(c);
+    cr_assert_eq(fikit_config_load_file(write_ini(text), c, &err), 0, "%s", err.msg);
+}
+
+static int limit_of(const struct fikit_config *c, const char *user, const char *const *groups, int n)
+{
+    struct groups_of g = {.names = groups, .n = n};
+    return fikit_config_limit_for(c, user, in_groups, &g);
+}
+
+#define GROUPS(...) (const char *const[]){__VA_ARGS__}, (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(char *))
+
+Test(config, limits_user_rule_lowers_below_default)
+{
+    struct fikit_config c;
+    load_limits(&c, "[limits]\ndefault = 0\nuser.probe = 5\n");
+    cr_assert_eq(limit_of(&c, "probe", NULL, 0), 5, "user.probe = 5 caps probe under default = 0");
+    cr_assert_eq(limit_of(&c, "alice", NULL, 0), 0, "others keep the default");
+    cr_assert_eq(limit_of(&c, NULL, NULL, 0), 0, "a uid without a name: the default");
+}
+
+Test(config, limits_group_rule_lowers_below_default)
+{
+    /* The documented example: group.students = 5 beside default = 0. */
+    struct fikit_config c;
+    load_limits(&c, "[limits]\ndefault = 0\nuser.inference = 0\ngroup.students = 5\n");
+    cr_assert_eq(limit_of(&c, "bob", GROUPS("users", "students")), 5, "a student is capped at 5");
+    cr_assert_eq(limit_of(&c, "carol", GROUPS("users")), 0, "others keep the default 0");
+    cr_assert_eq(limit_of(&c, "inference", GROUPS("users")), 0);
+}
+
+Test(config, limits_default_binds_users_no_rule_names)
+{
+    struct fikit_config c;
+    load_limits(&c, "[limits]\ndefault = 5\nuser.inference = 0\n");
+    cr_assert_eq(limit_of(&c, "inference", NULL, 0), 0, "a user rule sets its user's ceiling");
+    cr_assert_eq(limit_of(&c, "probe", GROUPS("users")), 5, "default = 5 caps everyone else");
+    load_limits(&c, "[limits]\ndefault = 9\n");
+    cr_assert_eq(limit_of(&c, "root", NULL, 0), 9, "default alone binds everyone");
+}
+
+Test(config, limits_strictest_rule_binds)
+{
+    struct fikit_config c;
+    load_limits(&c, "[limits]\ndefault = 0\nuser.ta = 1\ngroup.students = 5\ngroup.lab = 7\n");
+    cr_assert_eq(limit_of(&c, "ta", GROUPS("students")), 5,
+                 "a group's ceiling holds for a member a user rule names too");
+    cr_assert_eq(limit_of(&c, "ta", NULL, 0), 1);
+    cr_assert_eq(limit_of(&c, "dan", GROUPS("students", "lab")), 7, "the strictest group binds");
+    cr_assert_eq(limit_of(&c, "dan", GROUPS("lab", "students")), 7, "whatever the order");
+}
+
+Test(config, limits_documented_example_file)
+{
+    /* conf/fikit.ini's [limits] with its examples switched on. */
+    FILE *f = fopen(FIKIT_SOURCE_DIR "/conf/fikit.ini", "r");
+    cr_assert_not_null(f);
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *u = strstr(text, "; user.inference = 0"), *g = strstr(text, "; group.students = 5");
+    cr_assert(u && g, "the example names user.inference and group.students");
+    memmove(u, u + 2, strlen(u + 2) + 1);
+    g = strstr(text, "; group.students = 5");
+    memmove(g, g + 2, strlen(g + 2) + 1);
+    struct fikit_config c;
+    load_limits(&c, text);
+    cr_assert_eq(c.nlimits, 2);
+    cr_assert_eq(limit_of(&c, "bob", GROUPS("students")), 5, "group.students = 5 caps a student");
+    cr_assert_eq(limit_of(&c, "inference", NULL, 0), 0);
+    cr_assert_eq(limit_of(&c, "carol", NULL, 0), 0);
+}
+
+Test(config, limits_failed_lookup_is_an_error)
+{
+    struct fikit_config c;
+    load_limits(&c, "[limits]\ndefault = 0\ngroup.students = 5\n");
+    struct groups_of g = {.err = -EMFILE};
+    cr_assert_eq(fikit_config_limit_for(&c, "bob", in_groups, &g), -EMFILE,
+                 "a group that cannot be looked up refuses, never guesses");
+    load_limits(&c, "[limits]\ndefault = 2\n");
+    cr_assert_eq(fikit_config_limit_for(&c, "bob", in_groups, &g), 2, "no group rule: nothing to look up");
+}
+
+Test(config, limits_of_real_credentials)
+{
+    /* The databases of this machine: root is uid 0 in group root (gid 0). */
+    struct fikit_config c;
+    load_limits(&c, "[limits]\ndefault = 0\ngroup.root = 3\n");
+    cr_assert_eq(fikit_config_max_priority(&c, 0, 0), 3, "group.root = 3 caps root, primary group 0");
+    cr_assert_eq(fikit_config_max_priority(&c, 4242, 4242), 0, "an unknown uid: the default");
+    load_limits(&c, "[limits]\ndefault = 0\nuser.root = 4\n");
+    cr_assert_eq(fikit_config_max_priority(&c, 0, 0), 4, "user.root = 4 caps root");
+    /* Out of descriptors the user database cannot be read: an error, not the default. */
+    struct rlimit rl = {.rlim_cur = 64, .rlim_max = 64};
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    int fds[64], nfd = 0;
+    for (; nfd < 64; nfd++)
+        if ((fds[nfd] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+            break;
+    cr_assert_eq(errno, EMFILE);
+    int r = fikit_config_max_priority(&c, 0, 0);
+    while (nfd > 0)
+        close(fds[--nfd]);
+    cr_assert_lt(r, 0, "a lookup with no descriptor left refuses (got %d)", r);
 }
 
 Test(config, search_order)

@@ -302,6 +302,14 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
     }
     /* Like nice limits: the credentials of the peer decide how high it may go. */
     int allowed = fikit_config_max_priority(&d->cfg, c->uid, c->gid);
+    if (allowed < 0) {
+        /* Guessing would either lift a capped user or cap an allowed one. */
+        fikit_warn("task %s (pid %d, uid %u) refused: cannot look up its [limits]: %s", m->task,
+                   (int)c->pid, (unsigned)c->uid, strerror(-allowed));
+        send_error(c->fd, allowed, "fikitd cannot look up the [limits] of uid %u: %s; refused",
+                   (unsigned)c->uid, strerror(-allowed));
+        return;
+    }
     int level = m->level < allowed ? allowed : m->level;
     if (level != m->level)
         fikit_info("task %s (pid %d, uid %u) asked for priority %d; [limits] allows %d at most",
