@@ -179,8 +179,11 @@ int fikit_proto_recv(int sock, void *buf, uint16_t *type, int *fd_out, int timeo
             return -errno;
     }
     struct iovec iov = {.iov_base = buf, .iov_len = FIKIT_MSG_MAX};
+    /* Room for more descriptors than any message carries: whatever a peer
+     * sends beyond the one expected is received here and closed, never
+     * left open in the receiver (what does not fit, the kernel drops). */
     union {
-        char b[CMSG_SPACE(sizeof(int))];
+        char b[CMSG_SPACE(sizeof(int) * FIKIT_PROTO_MAX_FDS)];
         struct cmsghdr align;
     } ctl;
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
@@ -191,11 +194,27 @@ int fikit_proto_recv(int sock, void *buf, uint16_t *type, int *fd_out, int timeo
     while (n < 0 && errno == EINTR);
     if (n < 0)
         return -errno;
-    int passed = -1;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-            c->cmsg_len == CMSG_LEN(sizeof(int)))
-            memcpy(&passed, CMSG_DATA(c), sizeof(int));
+    int passed = -1, nfds = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
+            continue;
+        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            if (nfds++ == 0)
+                passed = fd;
+            else
+                close(fd);
+        }
+    }
+    if (nfds > 1) {
+        /* A message carries one descriptor at most: a peer that sends more
+         * is not speaking this protocol. */
+        if (passed >= 0)
+            close(passed);
+        return n == 0 ? -ECONNRESET : -EPROTO;
+    }
     if (n == 0) {
         if (passed >= 0)
             close(passed);

@@ -162,8 +162,12 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
 /* Sends one message (and fd_to_pass if >= 0). Returns 0 or -errno. */
 int fikit_proto_send(int sock, uint16_t type, const void *payload, size_t len, int fd_to_pass);
 /* Receives one validated message into buf (FIKIT_MSG_MAX bytes); a passed
- * fd goes to *fd_out (else -1). timeout_ms < 0 waits forever. Returns the
- * payload length, -ETIMEDOUT, -ECONNRESET on hang-up, -EPROTO. */
+ * fd goes to *fd_out (else -1, and a passed fd is closed). timeout_ms < 0
+ * waits forever. Returns the payload length, -ETIMEDOUT, -ECONNRESET on
+ * hang-up, -EPROTO. A message with more than one fd is -EPROTO, and every fd
+ * it carried is closed (up to FIKIT_PROTO_MAX_FDS are received to be closed;
+ * the kernel drops the rest). */
+#define FIKIT_PROTO_MAX_FDS 64
 int fikit_proto_recv(int sock, void *buf, uint16_t *type, int *fd_out, int timeout_ms);
 /* The payload of a received buffer. */
 static inline void *fikit_proto_payload(void *buf) { return (char *)buf + sizeof(struct fikit_msg_hdr); }

@@ -7,6 +7,11 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,4 +39,90 @@ Test(proto, every_seed_is_a_message_of_this_version)
     }
     closedir(d);
     cr_assert_geq(seeds, 5, "the seeds are there (%d)", seeds);
+}
+
+/* Descriptors a peer passes beyond the one expected are closed, never left
+ * open in the receiver (fikitd at its descriptor limit refused root). */
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    cr_assert_not_null(d);
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* Sends a HELLO (valid or not) carrying nfds descriptors of /dev/null, split
+ * into cmsgs of at most per_cmsg each. */
+static void send_with_fds(int sock, bool valid, int nfds, int per_cmsg)
+{
+    struct fikit_msg_hdr h = {.magic = FIKIT_PROTO_MAGIC, .version = FIKIT_PROTO_VERSION,
+                              .type = FIKIT_MSG_HELLO, .len = valid ? 0 : 3};
+    char pkt[sizeof h + 3] = {0};
+    memcpy(pkt, &h, sizeof h);
+    struct iovec iov = {.iov_base = pkt, .iov_len = sizeof h + (valid ? 0 : 3)};
+    static char ctl[CMSG_SPACE(sizeof(int) * 256) * 8];
+    memset(ctl, 0, sizeof ctl);
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    size_t used = 0;
+    int fds[256];
+    for (int i = 0; i < nfds; i++)
+        cr_assert_geq(fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
+    for (int done = 0; done < nfds; c = CMSG_NXTHDR(&msg, c)) {
+        int k = nfds - done < per_cmsg ? nfds - done : per_cmsg;
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)k);
+        memcpy(CMSG_DATA(c), fds + done, sizeof(int) * (size_t)k);
+        used += CMSG_SPACE(sizeof(int) * (size_t)k);
+        done += k;
+    }
+    msg.msg_controllen = used;
+    if (!nfds) {
+        msg.msg_control = NULL;
+        msg.msg_controllen = 0;
+    }
+    cr_assert_geq(sendmsg(sock, &msg, 0), 0, "%s", strerror(errno));
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+}
+
+Test(proto, every_passed_fd_beyond_the_expected_one_is_closed)
+{
+    int sv[2];
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    char buf[FIKIT_MSG_MAX];
+    uint16_t type;
+    int base = open_fds(), fd = -1;
+
+    send_with_fds(sv[0], true, 1, 1);
+    cr_assert_eq(fikit_proto_recv(sv[1], buf, &type, &fd, 1000), 0);
+    cr_assert_geq(fd, 0, "the one expected descriptor is handed over");
+    close(fd);
+    cr_assert_eq(open_fds(), base);
+
+    send_with_fds(sv[0], true, 1, 1);
+    cr_assert_eq(fikit_proto_recv(sv[1], buf, &type, NULL, 1000), 0);
+    cr_assert_eq(open_fds(), base, "an fd nobody asked for is closed");
+
+    const struct { int n, per; bool valid; } cases[] = {
+        {2, 2, true}, {2, 1, true}, {3, 3, true}, {5, 2, true}, {200, 200, true}, {2, 2, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int want = 0; want < 2; want++) {
+            fd = -1;
+            send_with_fds(sv[0], cases[i].valid, cases[i].n, cases[i].per);
+            int r = fikit_proto_recv(sv[1], buf, &type, want ? &fd : NULL, 1000);
+            cr_assert_eq(r, -EPROTO, "%d fds (%d a cmsg): a message carries one at most (got %d)",
+                         cases[i].n, cases[i].per, r);
+            cr_assert_eq(fd, -1);
+            cr_assert_eq(open_fds(), base, "%d fds (%d a cmsg, %s): none is left open", cases[i].n,
+                         cases[i].per, want ? "fd wanted" : "no fd wanted");
+        }
+    }
+    close(sv[0]);
+    close(sv[1]);
 }
