@@ -85,8 +85,8 @@ with Fikit() as fk:
 
     # A tool that reads slowly: a reply of many messages (a trace dump here)
     # fills the socket buffer (some 45 chunks) and keeps it full to the end,
-    # and still arrives whole, END last (each send blocks, for a bounded time,
-    # rather than drop what does not fit at once).
+    # and still arrives whole, END last (fikitd queues what does not fit and
+    # makes more of the dump as the reader drains it, never waiting on it).
     r = fk.run("batch", [BATCH, "--json", "-c", "6000", "-w", "1"])
     check(r.returncode == 0, "a batch job of 6000 short kernels ran under the trace")
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)

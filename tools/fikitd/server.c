@@ -173,8 +173,25 @@ static struct fikitd_conn *conn_of_tag(struct fikitd *d, uint64_t tag)
     return &d->conns[id];
 }
 
+static void free_out(struct fikitd_conn *c)
+{
+    while (c->out_head) {
+        struct fikitd_out *o = c->out_head;
+        c->out_head = o->next;
+        if (o->fd >= 0)
+            close(o->fd);
+        free(o);
+    }
+    c->out_tail = NULL;
+    c->out_bytes = 0;
+    free(c->dump_ev);
+    c->dump_ev = NULL;
+    c->dumping = false;
+}
+
 static void close_conn(struct fikitd *d, struct fikitd_conn *c, const char *why)
 {
+    free_out(c);
     for (int i = 0; i < c->nregs; i++) {
         struct fikitd_device *dev = d->devices[c->regs[i].device];
         fikit_info("device %d: task in slot %d (pid %d) gone: %s", dev->index, c->regs[i].slot,
@@ -236,15 +253,103 @@ static void watch_pid(struct fikitd *d, struct fikitd_conn *c)
     epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, pfd, &ev);
 }
 
-static void send_error(int fd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void send_error(int fd, int code, const char *fmt, ...)
+/* ------------------------------------------------------------- output */
+
+/* EPOLLOUT only while something waits to be sent. */
+static void watch_out(struct fikitd *d, struct fikitd_conn *c)
+{
+    bool want = c->out_head != NULL;
+    if (want == c->want_out)
+        return;
+    c->want_out = want;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | (want ? EPOLLOUT : 0),
+                             .data.u64 = conn_tag(TAG_CONN, c)};
+    epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* Sends one message to a connection without ever waiting: what the socket
+ * does not take now is queued, in order, and sent as the reader drains it.
+ * Past FIKITD_OUT_MAX queued the connection is marked for closing. Returns
+ * 0, or -errno once the connection is to be closed (then nothing more is
+ * sent to it). */
+static int conn_send(struct fikitd_conn *c, uint16_t type, const void *payload, size_t len,
+                     int fd_to_pass)
+{
+    if (c->doomed)
+        return -EPIPE;
+    if (!c->out_head) {
+        int rc = fikit_proto_send(c->fd, type, payload, len, fd_to_pass);
+        if (rc == 0)
+            return 0;
+        if (rc != -EAGAIN && rc != -ENOBUFS) {
+            c->doomed = true;
+            return rc;
+        }
+    }
+    if (c->out_bytes + len + sizeof(struct fikitd_out) > FIKITD_OUT_MAX) {
+        fikit_warn("pid %d (uid %u) does not read its replies: more than %u KiB waiting; closing "
+                   "its connection", (int)c->pid, (unsigned)c->uid, FIKITD_OUT_MAX / 1024);
+        c->doomed = true;
+        return -ENOBUFS;
+    }
+    struct fikitd_out *o = malloc(sizeof *o + len);
+    int dup_fd = fd_to_pass >= 0 ? fcntl(fd_to_pass, F_DUPFD_CLOEXEC, 0) : -1;
+    if (!o || (fd_to_pass >= 0 && dup_fd < 0)) {
+        fikit_warn("pid %d (uid %u): no room to queue a reply (%s); closing its connection",
+                   (int)c->pid, (unsigned)c->uid, strerror(o ? errno : ENOMEM));
+        free(o);
+        if (dup_fd >= 0)
+            close(dup_fd);
+        c->doomed = true;
+        return -ENOMEM;
+    }
+    o->next = NULL;
+    o->fd = dup_fd;
+    o->type = type;
+    o->len = len;
+    if (len)
+        memcpy(o->payload, payload, len);
+    if (c->out_tail)
+        c->out_tail->next = o;
+    else
+        c->out_head = o;
+    c->out_tail = o;
+    c->out_bytes += len + sizeof *o;
+    return 0;
+}
+
+/* Sends what is queued until the socket is full again. */
+static void flush_out(struct fikitd_conn *c)
+{
+    while (c->out_head && !c->doomed) {
+        struct fikitd_out *o = c->out_head;
+        int rc = fikit_proto_send(c->fd, o->type, o->payload, o->len, o->fd);
+        if (rc == -EAGAIN || rc == -ENOBUFS)
+            return;
+        if (rc) {
+            c->doomed = true;
+            return;
+        }
+        c->out_head = o->next;
+        if (!c->out_head)
+            c->out_tail = NULL;
+        c->out_bytes -= o->len + sizeof *o;
+        if (o->fd >= 0)
+            close(o->fd);
+        free(o);
+    }
+}
+
+static void send_error(struct fikitd_conn *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void send_error(struct fikitd_conn *c, int code, const char *fmt, ...)
 {
     struct fikit_msg_error m = {.code = code};
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(m.text, sizeof m.text, fmt, ap);
     va_end(ap);
-    fikit_proto_send(fd, FIKIT_MSG_ERROR, &m, sizeof m, -1);
+    conn_send(c, FIKIT_MSG_ERROR, &m, sizeof m, -1);
 }
 
 /* on_host: the registering client's device computes on this host's CPUs
@@ -297,7 +402,7 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
 static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struct fikit_msg_register *m)
 {
     if (c->nregs == FIKITD_MAX_REGS) {
-        send_error(c->fd, -ENOSPC, "one process may use at most %d devices", FIKITD_MAX_REGS);
+        send_error(c, -ENOSPC, "one process may use at most %d devices", FIKITD_MAX_REGS);
         return;
     }
     /* Like nice limits: the credentials of the peer decide how high it may go. */
@@ -306,7 +411,7 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
         /* Guessing would either lift a capped user or cap an allowed one. */
         fikit_warn("task %s (pid %d, uid %u) refused: cannot look up its [limits]: %s", m->task,
                    (int)c->pid, (unsigned)c->uid, strerror(-allowed));
-        send_error(c->fd, allowed, "fikitd cannot look up the [limits] of uid %u: %s; refused",
+        send_error(c, allowed, "fikitd cannot look up the [limits] of uid %u: %s; refused",
                    (unsigned)c->uid, strerror(-allowed));
         return;
     }
@@ -318,13 +423,13 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
     struct fikitd_device *dev = device_for(d, m->device_key, m->device_model,
                                            (m->flags & FIKIT_REGISTER_DEVICE_ON_HOST) != 0, &err);
     if (!dev) {
-        send_error(c->fd, err, "cannot open device %s: %s", m->device_key, strerror(-err));
+        send_error(c, err, "cannot open device %s: %s", m->device_key, strerror(-err));
         return;
     }
     int slot = fikitd_device_add_task(dev, c->id, c->pid, c->uid, m->task, level, m->level,
                                       (m->flags & FIKIT_REGISTER_BESIDE) != 0);
     if (slot < 0) {
-        send_error(c->fd, slot, "device %s already has %d tasks", m->device_key, FIKIT_SHM_SLOTS);
+        send_error(c, slot, "device %s already has %d tasks", m->device_key, FIKIT_SHM_SLOTS);
         return;
     }
     struct fikit_msg_register_ok ok = {.slot = (uint32_t)slot, .level = level,
@@ -334,7 +439,7 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
                                        .slot_offset = offsetof(struct fikit_shm, slots) +
                                                       (uint64_t)slot * sizeof(struct fikit_shm_slot),
                                        .slot_size = sizeof(struct fikit_shm_slot)};
-    if (fikit_proto_send(c->fd, FIKIT_MSG_REGISTER_OK, &ok, sizeof ok, dev->shm_fd) != 0) {
+    if (conn_send(c, FIKIT_MSG_REGISTER_OK, &ok, sizeof ok, dev->shm_fd) != 0) {
         fikitd_device_remove_task(dev, slot);
         return;
     }
@@ -347,34 +452,10 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
                (m->flags & FIKIT_REGISTER_BESIDE) ? ", beside higher levels" : "");
 }
 
-/* A reply of many messages (status, a trace dump) may outgrow the socket's
- * buffer while the tool reads it: a non-blocking send would then drop
- * messages, the final END among them, and leave the tool waiting. For the
- * length of such a reply the connection blocks on sends, for at most
- * REPLY_SEND_TIMEOUT_S each, so a tool that stops reading cannot stall
- * fikitd's control plane (the arbiters run on regardless). */
-#define REPLY_SEND_TIMEOUT_S 5
-
-static int reply_stream_begin(struct fikitd_conn *c)
-{
-    struct timeval tv = {.tv_sec = REPLY_SEND_TIMEOUT_S};
-    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    int fl = fcntl(c->fd, F_GETFL);
-    fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
-    return fl;
-}
-
-static void reply_stream_end(struct fikitd_conn *c, int fl)
-{
-    struct timeval tv = {0};
-    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    fcntl(c->fd, F_SETFL, fl);
-}
-
 static void handle_status(struct fikitd *d, struct fikitd_conn *c)
 {
     uint64_t now = fikit_now_ns();
-    int fl = reply_stream_begin(c), rc = 0;
+    int rc = 0;
     for (int i = 0; rc == 0 && i < d->ndevices; i++) {
         struct fikitd_device *dev = d->devices[i];
         struct fikit_msg_status_device md = {.index = (uint32_t)dev->index};
@@ -442,51 +523,71 @@ static void handle_status(struct fikitd *d, struct fikitd_conn *c)
         md.ntasks = (uint32_t)nt;
         pthread_mutex_unlock(&dev->lock);
         if (rc == 0)
-            rc = fikit_proto_send(c->fd, FIKIT_MSG_STATUS_DEVICE, &md, sizeof md, -1);
+            rc = conn_send(c, FIKIT_MSG_STATUS_DEVICE, &md, sizeof md, -1);
         for (int k = 0; rc == 0 && k < nt; k++)
-            rc = fikit_proto_send(c->fd, FIKIT_MSG_STATUS_TASK, &tasks[k], sizeof tasks[k], -1);
+            rc = conn_send(c, FIKIT_MSG_STATUS_TASK, &tasks[k], sizeof tasks[k], -1);
     }
     if (rc == 0)
-        fikit_proto_send(c->fd, FIKIT_MSG_END, NULL, 0, -1);
-    reply_stream_end(c, fl);
+        conn_send(c, FIKIT_MSG_END, NULL, 0, -1);
+}
+
+/* A trace dump is made as the reader takes it: each device's events are
+ * copied when the dump reaches the device, and chunks are queued only while
+ * less than FIKITD_OUT_LOW waits, so a slow reader gets all of it, END last,
+ * and neither stalls fikitd nor makes it hold the whole dump. */
+static void dump_pump(struct fikitd *d, struct fikitd_conn *c)
+{
+    while (c->dumping && !c->doomed && c->out_bytes < FIKITD_OUT_LOW) {
+        if (!c->dump_have_dev) {
+            if (c->dump_dev >= d->ndevices) {
+                c->dumping = false;
+                conn_send(c, FIKIT_MSG_END, NULL, 0, -1);
+                return;
+            }
+            struct fikitd_device *dev = d->devices[c->dump_dev];
+            c->dump_n = fikitd_device_copy_trace(dev, &c->dump_ev);
+            c->dump_k = 0;
+            c->dump_have_dev = true;
+            for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+                const struct fikit_trace_task *t = &dev->trace_tasks[s];
+                if (!t->name[0])
+                    continue;
+                struct fikit_msg_trace_task m = {.device_index = (uint32_t)dev->index, .slot = s,
+                                                 .level = t->level, .pid = t->pid};
+                snprintf(m.name, sizeof m.name, "%s", t->name);
+                snprintf(m.device_model, sizeof m.device_model, "%s", dev->model);
+                if (conn_send(c, FIKIT_MSG_TRACE_TASK, &m, sizeof m, -1))
+                    return;
+            }
+            continue;
+        }
+        if (c->dump_k >= c->dump_n) {
+            free(c->dump_ev);
+            c->dump_ev = NULL;
+            c->dump_have_dev = false;
+            c->dump_dev++;
+            continue;
+        }
+        static struct fikit_msg_trace_events chunk; /* fikitd's control plane is one thread */
+        size_t m = c->dump_n - c->dump_k < FIKIT_TRACE_CHUNK ? c->dump_n - c->dump_k : FIKIT_TRACE_CHUNK;
+        memset(&chunk, 0, sizeof chunk);
+        chunk.device_index = (uint32_t)d->devices[c->dump_dev]->index;
+        chunk.n = (uint32_t)m;
+        memcpy(chunk.ev, c->dump_ev + c->dump_k, m * sizeof *c->dump_ev);
+        c->dump_k += m;
+        if (conn_send(c, FIKIT_MSG_TRACE_EVENTS, &chunk, sizeof chunk, -1))
+            return;
+    }
 }
 
 static void handle_trace_dump(struct fikitd *d, struct fikitd_conn *c)
 {
-    int fl = reply_stream_begin(c);
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < d->ndevices; i++) {
-        struct fikitd_device *dev = d->devices[i];
-        struct fikit_trace_event *ev = NULL;
-        size_t n = fikitd_device_copy_trace(dev, &ev);
-        for (int s = 0; rc == 0 && s < FIKIT_SHM_SLOTS; s++) {
-            const struct fikit_trace_task *t = &dev->trace_tasks[s];
-            if (!t->name[0])
-                continue;
-            struct fikit_msg_trace_task m = {.device_index = (uint32_t)dev->index, .slot = s,
-                                             .level = t->level, .pid = t->pid};
-            snprintf(m.name, sizeof m.name, "%s", t->name);
-            snprintf(m.device_model, sizeof m.device_model, "%s", dev->model);
-            rc = fikit_proto_send(c->fd, FIKIT_MSG_TRACE_TASK, &m, sizeof m, -1);
-        }
-        struct fikit_msg_trace_events *chunk = calloc(1, sizeof *chunk);
-        if (!chunk)
-            rc = -ENOMEM;
-        for (size_t k = 0; rc == 0 && k < n; k += FIKIT_TRACE_CHUNK) {
-            size_t m = n - k < FIKIT_TRACE_CHUNK ? n - k : FIKIT_TRACE_CHUNK;
-            chunk->device_index = (uint32_t)dev->index;
-            chunk->n = (uint32_t)m;
-            memcpy(chunk->ev, ev + k, m * sizeof *ev);
-            rc = fikit_proto_send(c->fd, FIKIT_MSG_TRACE_EVENTS, chunk, sizeof *chunk, -1);
-        }
-        free(chunk);
-        free(ev);
-    }
-    if (rc == 0)
-        rc = fikit_proto_send(c->fd, FIKIT_MSG_END, NULL, 0, -1);
-    reply_stream_end(c, fl);
-    if (rc)
-        fikit_warn("trace dump to pid %d cut short: %s", (int)c->pid, strerror(-rc));
+    if (c->dumping)
+        return; /* one at a time; the one in progress ends with END */
+    c->dumping = true;
+    c->dump_have_dev = false;
+    c->dump_dev = 0;
+    dump_pump(d, c);
 }
 
 static void handle_message(struct fikitd *d, struct fikitd_conn *c)
@@ -520,7 +621,7 @@ static void handle_message(struct fikitd *d, struct fikitd_conn *c)
         }
         memcpy(ok.config, src, len);
         ok.config[len] = '\0';
-        fikit_proto_send(c->fd, FIKIT_MSG_HELLO_OK, &ok, sizeof ok, -1);
+        conn_send(c, FIKIT_MSG_HELLO_OK, &ok, sizeof ok, -1);
         break;
     }
     case FIKIT_MSG_REGISTER:
@@ -533,19 +634,19 @@ static void handle_message(struct fikitd *d, struct fikitd_conn *c)
         const struct fikit_msg_trace_ctl *m = payload;
         /* Tracing shows every task's kernels: only root or fikitd's own user. */
         if (c->uid != 0 && c->uid != geteuid()) {
-            send_error(c->fd, -EPERM, "tracing is for root and the user fikitd runs as");
+            send_error(c, -EPERM, "tracing is for root and the user fikitd runs as");
             break;
         }
         d->trace_at_start = m->op == FIKIT_TRACE_START;
         for (int i = 0; i < d->ndevices; i++)
             fikitd_device_set_trace(d->devices[i], m->op == FIKIT_TRACE_START);
         fikit_info("tracing %s", m->op == FIKIT_TRACE_START ? "started" : "stopped");
-        fikit_proto_send(c->fd, FIKIT_MSG_OK, NULL, 0, -1);
+        conn_send(c, FIKIT_MSG_OK, NULL, 0, -1);
         break;
     }
     case FIKIT_MSG_TRACE_DUMP:
         if (c->uid != 0 && c->uid != geteuid()) {
-            send_error(c->fd, -EPERM, "tracing is for root and the user fikitd runs as");
+            send_error(c, -EPERM, "tracing is for root and the user fikitd runs as");
             break;
         }
         handle_trace_dump(d, c);
@@ -605,9 +706,19 @@ int fikitd_run(struct fikitd *d)
                     close_conn(d, c, "process exited");
                     continue;
                 }
-                if (evs[i].events & EPOLLIN)
+                if (evs[i].events & EPOLLOUT) {
+                    flush_out(c);
+                    dump_pump(d, c);
+                }
+                if ((evs[i].events & EPOLLIN) && !c->doomed)
                     handle_message(d, c);
                 c = conn_of_tag(d, tag);
+                if (c && c->doomed) {
+                    close_conn(d, c, "dropped");
+                    continue;
+                }
+                if (c)
+                    watch_out(d, c);
                 if (c && (evs[i].events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)))
                     close_conn(d, c, "disconnected");
             }
@@ -624,6 +735,7 @@ void fikitd_shutdown(struct fikitd *d)
     for (int i = 0; i < FIKITD_MAX_CONNS; i++) {
         if (!d->conns[i].used)
             continue;
+        free_out(&d->conns[i]);
         close(d->conns[i].fd);
         if (d->conns[i].pidfd >= 0)
             close(d->conns[i].pidfd);
