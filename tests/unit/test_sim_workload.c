@@ -375,8 +375,7 @@ Test(sim_workload, shipped_files_load)
     char wdir[1024];
     snprintf(wdir, sizeof wdir, "%s/sim/workloads", FIKIT_SOURCE_DIR);
     DIR *d = opendir(wdir);
-    if (!d)
-        cr_skip_test("no %s yet", wdir);
+    cr_assert_not_null(d, "%s", wdir);
     struct dirent *e;
     int n = 0;
     while ((e = readdir(d))) {
@@ -398,4 +397,16 @@ Test(sim_workload, shipped_files_load)
     }
     closedir(d);
     cr_assert_geq(n, 5, "%d workload files in %s", n, wdir);
+    /* The four pairs of bench/evaluate (both PyTorch services share resnet50's training). */
+    const char *want[] = {"cuda-service", "cuda-batch", "resnet50-serve", "bert-serve", "resnet50-train"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s.wl", wdir, want[i]);
+        struct fikit_sim_workload w;
+        struct fikit_err err = {{0}};
+        cr_assert_eq(fikit_sim_workload_load(path, &w, &err), 0, "%s", err.msg);
+        cr_assert_eq(w.kind, strstr(want[i], "serv") ? FIKIT_SIM_SERVICE : FIKIT_SIM_LOOP, "%s", want[i]);
+        cr_assert_geq(w.nseqs, 8, "%s: %zu sequences", want[i], w.nseqs);
+        fikit_sim_workload_free(&w);
+    }
 }
