@@ -148,3 +148,159 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
           "fikitd dropped the client that does not read, and said why")
     check(worst < 3, f"root's fikit status took {worst:.2f} s at most beside the slow reader")
     check(" slowreader " not in fk.status(), "the dropped client's task is gone")
+
+    # One user cannot use up what all share: connections, a device's slots,
+    # device keys. What it may not have is refused with the reason, and root
+    # still connects, registers and opens a device.
+    def run_as_nobody(fn, *args):
+        r, w = os.pipe()
+        def body():
+            os.close(r)
+            os.write(w, repr(fn(*args)).encode())
+        pid = attacker(body)
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 65536):
+            data += chunk
+        os.close(r)
+        rc = wait_child(pid)
+        if rc != 0:
+            fail(f"the attack failed to run (exit {rc})")
+        return eval(data.decode())
+
+    def reply_to(s, data):
+        s.settimeout(5)
+        try:
+            s.send(data)
+        except BrokenPipeError:
+            pass  # refused before it sent: the reason waits to be read
+        try:
+            msg, fds, _, _ = socket.recv_fds(s, 16384, 1)
+        except ConnectionResetError:
+            return ERROR, "(reset)"
+        for fd in fds:
+            os.close(fd)
+        t = struct.unpack_from("<H", msg, 6)[0]
+        text = msg[HDR.size + 8:].split(b"\0")[0].decode() if t == ERROR else ""
+        return t, text
+
+    def flood_conns(path):
+        held, refused, why = [], 0, ""
+        for _ in range(200):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            t, text = reply_to(s, packet(HELLO, b""))
+            if t == ERROR:
+                refused += 1
+                why = text
+                s.close()
+            else:
+                held.append(s)
+        return len(held), refused, why
+
+    if ROOT:
+        held, refused, why = run_as_nobody(flood_conns, fk.socket)
+        check(held == 128 and refused == 72 and "the most one user may have" in why,
+              f"nobody held 128 connections and was refused 72 more with the reason ({held}, {refused}: {why})")
+
+        def take_slots(path):
+            socks, ok, refused, why = [], 0, 0, ""
+            for i in range(6):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                s.connect(path)
+                socks.append(s)
+                for j in range(8):
+                    t, text = reply_to(s, register(f"hog{i}x{j}".encode(), key=b"opencl:quota"))
+                    if t == REGISTER_OK:
+                        ok += 1
+                    else:
+                        refused += 1
+                        why = text
+            keys_ok, keys_why = 0, ""
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            socks.append(s)
+            for k in range(8):
+                t, text = reply_to(s, register(b"keys", key=f"opencl:bogus{k}".encode()))
+                keys_ok += t == REGISTER_OK
+                keys_why = text or keys_why
+            return ok, refused, why, keys_ok, keys_why
+
+        ok, refused, why, keys_ok, keys_why = run_as_nobody(take_slots, fk.socket)
+        check(ok == 32 and refused == 16 and "at most 32 a user" in why,
+              f"nobody took 32 of a device's 64 slots and was refused the rest with the reason ({ok}, {refused}: {why})")
+        # nobody had opened opencl:limits, opencl:slowreader and opencl:quota already.
+        check(keys_ok == 5 and "may open 8 devices" in keys_why,
+              f"nobody opened 8 device keys in all and was refused more with the reason ({keys_ok}: {keys_why})")
+    else:
+        print("skip: quotas against another user need root")
+
+    # Root is not locked out: while nobody holds 128 connections and tries
+    # for every slot of a device and every device key (the slots went to
+    # ENOSPC, and bogus keys refused every later device until a restart),
+    # root registers on that device and opens a new one.
+    def hold_and_wait(path, ready_w, go_r):
+        socks = []
+        for _ in range(128):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            socks.append(s)
+        for i in range(8):  # all 64 slots of the device, if it may
+            for j in range(8):
+                socks[i].send(register(f"hold{i}x{j}".encode(), key=b"opencl:quota"))
+        for k in range(16):  # and every device key fikitd has
+            socks[8 + k // 8].send(register(b"more", key=f"opencl:hoard{k}".encode()))
+        time.sleep(0.5)
+        os.write(ready_w, b"y")
+        os.read(go_r, 1)
+    if ROOT:
+        ready_r, ready_w = os.pipe()
+        go_r, go_w = os.pipe()
+        holder = attacker(hold_and_wait, fk.socket, ready_w, go_r)
+        os.read(ready_r, 1)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(fk.socket)
+        t1, _ = reply_to(s, register(b"rootsvc", level=0, key=b"opencl:quota"))
+        t2, _ = reply_to(s, register(b"rootsvc", level=0, key=b"opencl:rootonly"))
+        st = fk.status()
+        s.close()
+        os.write(go_w, b"g")
+        wait_child(holder)
+        check(t1 == REGISTER_OK and t2 == REGISTER_OK and " rootsvc " in st,
+              f"root registered on the shared device and opened a new one beside nobody's hoard ({t1}, {t2})")
+
+    # At its descriptor limit fikitd accepts and drops what it cannot hold
+    # (a spare descriptor), rather than spin on a listening socket that
+    # stays readable (93 % of a CPU before).
+    import resource
+    time.sleep(0.3)
+    old = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+    resource.prlimit(pid, resource.RLIMIT_NOFILE, (fds_of(pid) + 8, old[1]))
+
+    def flood_open(path, ready_w, go_r):
+        socks = []
+        for _ in range(40):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            socks.append(s)
+        os.write(ready_w, b"y")
+        os.read(go_r, 1)
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    flooder = attacker(flood_open, fk.socket, ready_w, go_r)
+    os.read(ready_r, 1)
+    time.sleep(0.3)
+
+    def cpu_s():
+        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    c0, t0 = cpu_s(), time.time()
+    time.sleep(2.0)
+    busy = (cpu_s() - c0) / (time.time() - t0)
+    os.write(go_w, b"g")
+    wait_child(flooder)
+    resource.prlimit(pid, resource.RLIMIT_NOFILE, old)
+    time.sleep(0.3)
+    check("out of descriptors" in open(fk.log).read(), "fikitd said it ran out of descriptors")
+    check(busy < 0.2, f"fikitd used {busy * 100:.0f} % of a CPU at its descriptor limit")
+    check(fk.status().startswith("fikitd"), "fikitd answers once descriptors are free again")

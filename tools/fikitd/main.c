@@ -138,6 +138,10 @@ int main(int argc, char **argv)
     }
     d.trace_at_start = trace;
     d.generation = fikit_now_ns() ^ ((uint64_t)getpid() << 40);
+    if (fikitd_limits_init(&d)) {
+        fprintf(stderr, "fikitd: cannot open /dev/null: %s\n", strerror(errno));
+        return 1;
+    }
     if (fikitd_listen(&d))
         return 1;
 

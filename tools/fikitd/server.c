@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -192,6 +193,7 @@ static void free_out(struct fikitd_conn *c)
 static void close_conn(struct fikitd *d, struct fikitd_conn *c, const char *why)
 {
     free_out(c);
+    d->nconns--;
     for (int i = 0; i < c->nregs; i++) {
         struct fikitd_device *dev = d->devices[c->regs[i].device];
         fikit_info("device %d: task in slot %d (pid %d) gone: %s", dev->index, c->regs[i].slot,
@@ -207,33 +209,121 @@ static void close_conn(struct fikitd *d, struct fikitd_conn *c, const char *why)
     c->used = false;
 }
 
+static bool privileged(uid_t uid) { return uid == 0 || uid == geteuid(); }
+
+/* Refuses a connection with a reason the client prints, then closes it. */
+static void refuse_conn(int fd, int code, const char *text)
+{
+    /* What the client sent already is read first: closing a socket with
+     * unread data resets it, and the client would lose the reason. */
+    char buf[256];
+    for (int i = 0; i < 16 && recv(fd, buf, sizeof buf, MSG_DONTWAIT) > 0; i++)
+        ;
+    struct fikit_msg_error m = {.code = code};
+    snprintf(m.text, sizeof m.text, "%s", text);
+    fikit_proto_send(fd, FIKIT_MSG_ERROR, &m, sizeof m, -1); /* non-blocking: best effort */
+    close(fd);
+}
+
+int fikitd_limits_init(struct fikitd *d)
+{
+    /* As many descriptors as the hard limit allows; the connections are
+     * sized from what that leaves, so fikitd runs out of connections (and
+     * says so) before it runs out of descriptors. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    long nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                      ? (long)rl.rlim_cur : FIKITD_MAX_CONNS * 2L + FIKITD_FDS_OWN;
+    long conns = (nofile - FIKITD_FDS_OWN) / 2;
+    d->max_conns = conns > FIKITD_MAX_CONNS ? FIKITD_MAX_CONNS : conns < 4 ? 4 : (int)conns;
+    d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (d->spare_fd < 0)
+        return -errno;
+    fikit_info("up to %d connections (descriptor limit %ld); %d a user, %d kept for root and "
+               "fikitd's user", d->max_conns, nofile, FIKITD_CONNS_PER_UID, d->max_conns / 16 + 1);
+    return 0;
+}
+
+/* At EMFILE the listening socket stays readable: without a descriptor to
+ * accept with, the loop would spin on it. The spare goes, the connection
+ * is accepted and closed, and the spare comes back. */
+static bool drop_one_at_emfile(struct fikitd *d)
+{
+    uint64_t now = fikit_now_ns();
+    if (now - d->emfile_warned_ns > 10ull * 1000 * 1000 * 1000) {
+        d->emfile_warned_ns = now;
+        fikit_warn("out of descriptors (%s): refusing new connections until some close",
+                   strerror(errno));
+    }
+    if (d->spare_fd >= 0) {
+        close(d->spare_fd);
+        d->spare_fd = -1;
+    }
+    int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd >= 0)
+        refuse_conn(fd, -EMFILE, "fikitd is out of descriptors; try again later");
+    d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return fd >= 0; /* else nothing more to accept, or no spare to do it with */
+}
+
 static void accept_conns(struct fikitd *d)
 {
     for (;;) {
         int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0)
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE) {
+                if (drop_one_at_emfile(d))
+                    continue;
+                return;
+            }
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
             return;
+        }
         struct ucred cred;
         socklen_t len = sizeof cred;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
             close(fd);
             continue;
         }
+        /* The last sixteenth is for root and fikitd's own user. */
+        int reserve = d->max_conns / 16 + 1, mine = 0;
+        bool priv = privileged(cred.uid);
+        for (int i = 0; !priv && i < FIKITD_MAX_CONNS; i++)
+            mine += d->conns[i].used && d->conns[i].uid == cred.uid;
+        char why[200] = "";
+        if (d->nconns >= d->max_conns)
+            snprintf(why, sizeof why, "fikitd has %d connections, all it can hold", d->nconns);
+        else if (!priv && d->nconns >= d->max_conns - reserve)
+            snprintf(why, sizeof why, "fikitd has %d connections; the last %d are kept for root",
+                     d->nconns, reserve);
+        else if (!priv && mine >= FIKITD_CONNS_PER_UID)
+            snprintf(why, sizeof why, "uid %u has %d connections to fikitd, the most one user may have",
+                     (unsigned)cred.uid, mine);
         int id = -1;
-        for (int i = 0; i < FIKITD_MAX_CONNS; i++)
+        for (int i = 0; !why[0] && i < FIKITD_MAX_CONNS; i++)
             if (!d->conns[i].used) {
                 id = i;
                 break;
             }
         if (id < 0) {
-            fikit_warn("too many connections; refusing pid %d", (int)cred.pid);
-            close(fd);
+            uint64_t now = fikit_now_ns();
+            if (now - d->refuse_warned_ns > 10ull * 1000 * 1000 * 1000) {
+                d->refuse_warned_ns = now;
+                fikit_warn("refusing pid %d (uid %u): %s", (int)cred.pid, (unsigned)cred.uid,
+                           why[0] ? why : "no connection free");
+            }
+            refuse_conn(fd, -EUSERS, why[0] ? why : "fikitd has no connection free");
             continue;
         }
         struct fikitd_conn *c = &d->conns[id];
         uint16_t gen = (uint16_t)(c->gen + 1);
         *c = (struct fikitd_conn){.used = true, .id = id, .gen = gen, .fd = fd, .pidfd = -1,
                                   .pid = cred.pid, .uid = cred.uid, .gid = cred.gid};
+        d->nconns++;
         struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.u64 = conn_tag(TAG_CONN, c)};
         epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
     }
@@ -355,7 +445,7 @@ static void send_error(struct fikitd_conn *c, int code, const char *fmt, ...)
 /* on_host: the registering client's device computes on this host's CPUs
  * (the first registration of a device decides how its held launches spin). */
 static struct fikitd_device *device_for(struct fikitd *d, const char *key, const char *model,
-                                        bool on_host, int *err)
+                                        bool on_host, uid_t uid, int *err)
 {
     for (int i = 0; i < d->ndevices; i++)
         if (strcmp(d->devices[i]->key, key) == 0)
@@ -363,6 +453,15 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
     if (d->ndevices == FIKITD_MAX_DEVICES) {
         *err = -ENOSPC;
         return NULL;
+    }
+    if (!privileged(uid)) {
+        int mine = 0;
+        for (int i = 0; i < d->ndevices; i++)
+            mine += d->device_uid[i] == uid;
+        if (mine >= FIKITD_DEVICES_PER_UID || d->ndevices >= FIKITD_MAX_DEVICES - FIKITD_DEVICES_RESERVED) {
+            *err = -EDQUOT;
+            return NULL;
+        }
     }
     /* substrate_cost_us = auto: what `fikit calibrate` measured for this
      * substrate and device model, else the substrate's default. */
@@ -381,6 +480,7 @@ static struct fikitd_device *device_for(struct fikitd *d, const char *key, const
                               d->cfg.warn_held_ns, d->generation, d->cfg.trace_events);
     if (*err)
         return NULL;
+    d->device_uid[d->ndevices] = uid;
     d->devices[d->ndevices++] = dev;
     char spin[64];
     if (spin_ns == FIKIT_SPIN_ALWAYS)
@@ -406,7 +506,14 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
         return;
     }
     /* Like nice limits: the credentials of the peer decide how high it may go. */
+    /* The lookup may need a descriptor (the user and group files): the
+     * spare lends it one. */
+    if (d->spare_fd >= 0) {
+        close(d->spare_fd);
+        d->spare_fd = -1;
+    }
     int allowed = fikit_config_max_priority(&d->cfg, c->uid, c->gid);
+    d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (allowed < 0) {
         /* Guessing would either lift a capped user or cap an allowed one. */
         fikit_warn("task %s (pid %d, uid %u) refused: cannot look up its [limits]: %s", m->task,
@@ -421,10 +528,34 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
                    m->task, (int)c->pid, (unsigned)c->uid, m->level, allowed);
     int err = 0;
     struct fikitd_device *dev = device_for(d, m->device_key, m->device_model,
-                                           (m->flags & FIKIT_REGISTER_DEVICE_ON_HOST) != 0, &err);
+                                           (m->flags & FIKIT_REGISTER_DEVICE_ON_HOST) != 0, c->uid, &err);
+    if (!dev && err == -EDQUOT) {
+        send_error(c, err, "cannot open device %s: uid %u may open %d devices in fikitd, and the "
+                   "last %d of %d are kept for root", m->device_key, (unsigned)c->uid,
+                   FIKITD_DEVICES_PER_UID, FIKITD_DEVICES_RESERVED, FIKITD_MAX_DEVICES);
+        return;
+    }
     if (!dev) {
         send_error(c, err, "cannot open device %s: %s", m->device_key, strerror(-err));
         return;
+    }
+    if (!privileged(c->uid)) {
+        int used = 0, mine = 0;
+        for (int i = 0; i < FIKITD_MAX_CONNS; i++) {
+            const struct fikitd_conn *o = &d->conns[i];
+            for (int r = 0; o->used && r < o->nregs; r++) {
+                if (o->regs[r].device != dev->index)
+                    continue;
+                used++;
+                mine += o->uid == c->uid;
+            }
+        }
+        if (mine >= FIKITD_SLOTS_PER_UID || used >= FIKIT_SHM_SLOTS - FIKITD_SLOTS_RESERVED) {
+            send_error(c, -EDQUOT, "device %s: uid %u has %d of the %d tasks there, at most %d a user, "
+                       "and the last %d are kept for root", m->device_key, (unsigned)c->uid, mine, used,
+                       FIKITD_SLOTS_PER_UID, FIKITD_SLOTS_RESERVED);
+            return;
+        }
     }
     int slot = fikitd_device_add_task(dev, c->id, c->pid, c->uid, m->task, level, m->level,
                                       (m->flags & FIKIT_REGISTER_BESIDE) != 0);

@@ -15,6 +15,24 @@
 #define FIKITD_MAX_CONNS 1024
 #define FIKITD_MAX_REGS 8
 
+/* What one user may take of what all share (as Redis's maxclients keeps
+ * room for the administrator): root and the user fikitd runs as are
+ * "privileged" and have a reserve that no other user can use up.
+ * Connections: at most FIKITD_CONNS_PER_UID per other user, and the last
+ * sixteenth of the connections fikitd can hold (by its descriptor limit) is
+ * theirs alone. Slots: at most FIKITD_SLOTS_PER_UID of a device's per other
+ * user, and its last FIKITD_SLOTS_RESERVED are theirs. Device keys (each
+ * opens a device for good): at most FIKITD_DEVICES_PER_UID new ones per
+ * other user, and the last FIKITD_DEVICES_RESERVED are theirs. */
+#define FIKITD_CONNS_PER_UID 128
+#define FIKITD_SLOTS_PER_UID 32
+#define FIKITD_SLOTS_RESERVED 8
+#define FIKITD_DEVICES_PER_UID 8
+#define FIKITD_DEVICES_RESERVED 4
+/* Descriptors fikitd keeps for itself (devices, logs, epoll, lookups)
+ * beside the two of each connection (socket, pidfd). */
+#define FIKITD_FDS_OWN 64
+
 /* A reply that could not be sent at once, in order, with the descriptor it
  * passes (-1: none; a duplicate the queue owns). */
 struct fikitd_out {
@@ -72,12 +90,20 @@ struct fikitd {
     bool trace_at_start;
     bool activated; /* the socket came from systemd */
     struct fikitd_device *devices[FIKITD_MAX_DEVICES];
+    uid_t device_uid[FIKITD_MAX_DEVICES]; /* who opened each device */
     int ndevices;
+    int max_conns;  /* what the descriptor limit allows, at most FIKITD_MAX_CONNS */
+    int nconns;
+    int spare_fd;   /* closed to accept and drop a connection at EMFILE (libuv's trick) */
+    uint64_t emfile_warned_ns, refuse_warned_ns; /* at most one line each per 10 s */
     struct fikitd_conn conns[FIKITD_MAX_CONNS];
 };
 
 /* Creates the socket directory and binds the socket. Errors name the path. */
 int fikitd_listen(struct fikitd *d);
+/* Raises the descriptor limit to its hard limit, sizes the connections
+ * from it and opens the spare descriptor. Returns 0 or -errno. */
+int fikitd_limits_init(struct fikitd *d);
 /* Runs until SIGTERM or SIGINT; returns the exit status. */
 int fikitd_run(struct fikitd *d);
 /* Releases everything: held launches go, clients fall back to passthrough. */
