@@ -410,3 +410,22 @@ Test(sim_workload, shipped_files_load)
         fikit_sim_workload_free(&w);
     }
 }
+
+/* A file named by $FIKIT_SIM_WORKLOAD_FILE loads (integration.sim_trace runs
+ * this on what bench/sim-workload-from-trace wrote); skipped without it. */
+Test(sim_workload, env_file)
+{
+    const char *path = getenv("FIKIT_SIM_WORKLOAD_FILE");
+    if (!path || !*path)
+        cr_skip_test("FIKIT_SIM_WORKLOAD_FILE is not set");
+    struct fikit_sim_workload w;
+    struct fikit_err err = {{0}};
+    cr_assert_eq(fikit_sim_workload_load(path, &w, &err), 0, "%s", err.msg);
+    size_t launches = 0, syncs = 0;
+    for (size_t i = 0; i < w.nsteps; i++)
+        *(w.steps[i].op == FIKIT_SIM_LAUNCH ? &launches : &syncs) += 1;
+    printf("loaded %s: name %s, %s, %zu sequences, %zu launches, %zu syncs, %zu kernels\n", path, w.name,
+           w.kind == FIKIT_SIM_SERVICE ? "service" : "loop", w.nseqs, launches, syncs, w.nkernels);
+    fflush(stdout);
+    fikit_sim_workload_free(&w);
+}

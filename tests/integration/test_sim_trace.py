@@ -1,0 +1,66 @@
+"""A trace becomes a workload file of fikit sim, for real: the OpenCL demo service
+runs under fikit-launch --measure while fikitd records its trace;
+bench/sim-workload-from-trace converts the trace with the task's profile, and fikit
+sim's own loader (sim/workload.c, through unit.sim_workload's env_file test) reads
+the result. The file holds every request the trace saw, each its four kernels with
+the durations fikit measured and a sync after each (the service waits for each
+kernel), and the request time the service measured."""
+import glob
+import json
+import os
+import subprocess
+import sys
+from harness import BUILD, SERVICE, SOURCE, Fikit, check, fail, result
+
+CONVERT = os.path.join(SOURCE, "bench", "sim-workload-from-trace")
+LOADER = os.path.join(BUILD, "tests", "test_sim_workload")
+N, K = 30, 4
+SVC = [SERVICE, "--json", "-n", str(N), "-r", "25", "-k", str(K), "-g", "300", "-w", "500", "-s", "4096"]
+
+r = subprocess.run([sys.executable, CONVERT, "--help"], stdout=subprocess.PIPE, text=True)
+check(r.returncode == 0 and "--split-kernel" in r.stdout, "the converter has --help")
+
+with Fikit(tasks=(("serve", 0),)) as fk:
+    fk.start("--trace")
+    p = fk.run("serve", SVC, measure=True)
+    check(p.returncode == 0, f"the service ran under --measure: {p.stderr.strip()[-300:]}")
+    svc = result(p)
+    trace_path = os.path.join(fk.dir, "trace.json")
+    fk.trace()  # writes trace_path
+    profiles = glob.glob(os.path.join(fk.state, "profiles", "serve", "*.profile"))
+    check(len(profiles) == 1, f"the service's profile was written: {profiles}")
+    wl = os.path.join(fk.dir, "demo-serve.wl")
+    summary = os.path.join(fk.dir, "summary.json")
+    # A request begins with layer0 (the warm-up before the first request too:
+    # dropped as the first sequence, as the last one is by default).
+    r = subprocess.run([sys.executable, CONVERT, trace_path, profiles[0], "-o", wl, "--name", "demo-serve",
+                        "--task", "serve", "--sync", "each", "--split-kernel", "layer0",
+                        "--request-ms", str(svc["service_ms"]), "--summary", summary],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    print(r.stderr.strip())
+    check(r.returncode == 0, "the converter wrote a workload file")
+    s = json.load(open(summary))
+    check(s["launches_traced"] == K * (N + 1), f"every launch was in the trace: {s['launches_traced']} "
+                                              f"of {K * (N + 1)} (warm-up included)")
+    check(s["sequences"] == N - 1, f"{s['sequences']} requests kept of {N} (the last one dropped)")
+    check(s["kernels_per_seq"] == K, f"each request is its {K} kernels")
+    check(s["syncs_assumed"] == K * (N + 1) - 1, "a sync after each launch")
+    check(s["durations_from_profile"] <= K * (N + 1) // 20,
+          f"{K * (N + 1) - s['durations_from_profile']} launches got their own measured duration")
+    check(s["kernels_not_in_profile"] == 0, "every kernel's grid and block came from the profile")
+    check(s["kernel_p50_us"] > 0 and abs(s["seq_ms_alone"] - svc["service_ms"]) < 0.01,
+          f"kernel p50 {s['kernel_p50_us']:.1f} us; a request alone {s['seq_ms_alone']:.3f} ms, as the "
+          f"service measured ({svc['service_ms']:.3f} ms)")
+    text = open(wl).read()
+    check(all(f"layer{k}" in text for k in range(K)) and "kind service" in text, "kernels named")
+    env = dict(os.environ, FIKIT_SIM_WORKLOAD_FILE=wl)
+    r = subprocess.run([LOADER, "--filter", "sim_workload/env_file", "--verbose"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, env=env)
+    print(r.stdout.strip())
+    check(r.returncode == 0 and "Passing: 1" in r.stdout and f"{N - 1} sequences" in r.stdout,
+          "fikit sim's loader reads the converted file")
+    # A bad option is refused with a reason, nothing written.
+    r = subprocess.run([sys.executable, CONVERT, trace_path, profiles[0], "-o", wl + "2", "--name", "x",
+                        "--task", "nobody"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    check(r.returncode == 1 and "no launches of task nobody" in r.stderr and not os.path.exists(wl + "2"),
+          f"an unknown task is refused: {r.stderr.strip()}")
