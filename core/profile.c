@@ -3,6 +3,7 @@
 #include "core/sketch.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -82,6 +83,32 @@ static void put_stat(FILE *f, const struct fikit_stat *s)
         fprintf(f, " %d:%u", s->sketch.index[i], s->sketch.count[i]);
 }
 
+/* ------------------------------------------------------ what a file holds */
+
+/* What the loader accepts of a store, and so all the writer writes: a
+ * kernel with a description and a name (an empty name would leave its
+ * record a field short), and a gap whose kernels both have such a record.
+ * The learner records a gap whose previous kernel was never measured (a
+ * program of many kernels samples pairs whose first was not timed); the
+ * writer used to write it and the loader rejected the whole profile
+ * (":50: gap record names a kernel with no kernel record"). */
+static bool kernel_kept(const struct fikit_measure_store *st, uint64_t key)
+{
+    if (key == FIKIT_KEY_NONE || !fikit_measure_kernel(st, key))
+        return false;
+    const struct fikit_kernel_desc *d = fikit_measure_desc(st, key);
+    return d && d->name && d->name[0];
+}
+
+static bool gap_kept(const struct fikit_measure_store *st, uint64_t prev, uint64_t key)
+{
+    return kernel_kept(st, key) && (prev == FIKIT_KEY_NONE || kernel_kept(st, prev));
+}
+
+struct loader;
+static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta,
+                     struct fikit_measure_store *st);
+
 /* ---------------------------------------------------------------- saving */
 
 static int mkdir_parents(char *path)
@@ -137,7 +164,11 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
     put_escaped(mem, meta->device_model);
     fprintf(mem, "\nbackend %s\nsketch-accuracy %g\n", fikit_backend_kind_name(meta->backend),
             FIKIT_SKETCH_ACCURACY);
+    size_t wk = 0, wg = 0; /* what is written */
     for (size_t i = 0; ks && i < nk; i++) {
+        if (!kernel_kept(st, ks[i]->key))
+            continue;
+        wk++;
         const struct fikit_kernel_desc *d = fikit_measure_desc(st, ks[i]->key);
         fprintf(mem, "kernel %016" PRIx64 " ", ks[i]->key);
         put_escaped(mem, d->name);
@@ -147,6 +178,9 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
         fputc('\n', mem);
     }
     for (size_t i = 0; gs && i < ng; i++) {
+        if (!gap_kept(st, gs[i]->prev, gs[i]->key))
+            continue;
+        wg++;
         fprintf(mem, "gap %016" PRIx64 " %016" PRIx64, gs[i]->prev, gs[i]->key);
         put_stat(mem, &gs[i]->gap);
         fputc('\n', mem);
@@ -155,10 +189,17 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
     free(gs);
     fflush(mem);
     uint64_t sum = fnv1a(text, text_len);
-    fprintf(mem, "end %zu %zu %016" PRIx64 "\n", nk, ng, sum);
+    fprintf(mem, "end %zu %zu %016" PRIx64 "\n", wk, wg, sum);
     if (fclose(mem) != 0 || !text) {
         free(text);
         return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
+    }
+    /* What is written must load: the loader reads the text first, and a
+     * text it rejects is not written (the previous profile is kept). */
+    int rc = fikit_profile_check_text(path, text, text_len, err);
+    if (rc) {
+        free(text);
+        return rc;
     }
 
     char dirbuf[4096];
@@ -167,7 +208,7 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
         return fikit_err_set(err, -ENAMETOOLONG, "%s: path too long", path);
     }
     snprintf(dirbuf, sizeof dirbuf, "%s", path);
-    int rc = mkdir_parents(dirbuf);
+    rc = mkdir_parents(dirbuf);
     if (rc) {
         free(text);
         return fikit_err_set(err, rc, "cannot create the directory of %s: %s", path,
@@ -484,6 +525,29 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
         return FAIL(L, -EINVAL, "truncated: no end line");
     if (!have_task || !have_model || !have_backend)
         return FAIL(L, -EINVAL, "missing %s line", !have_task ? "task" : !have_model ? "device-model" : "backend");
+    return 0;
+}
+
+int fikit_profile_check_text(const char *path, const char *text, size_t len, struct fikit_err *err)
+{
+    FILE *fp = fmemopen((void *)text, len, "r");
+    if (!fp)
+        return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
+    struct fikit_measure_store tmp;
+    int rc = fikit_measure_init(&tmp);
+    if (rc) {
+        fclose(fp);
+        return fikit_err_set(err, rc, "%s: out of memory", path);
+    }
+    struct fikit_profile_meta m = {0};
+    struct fikit_err why;
+    struct loader L = {.path = path, .line = 0, .err = &why};
+    rc = load_into(&L, fp, &m, &tmp);
+    fclose(fp);
+    fikit_measure_destroy(&tmp);
+    if (rc)
+        return fikit_err_set(err, rc, "not writing a profile that would not load (%s); the previous "
+                                      "profile is kept", why.msg);
     return 0;
 }
 

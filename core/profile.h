@@ -32,8 +32,14 @@ int fikit_profile_load(const char *path, struct fikit_profile_meta *meta,
                        struct fikit_measure_store *out, struct fikit_err *err);
 
 /* Writes st atomically to path, creating missing parent directories.
- * On error the file at path is unchanged and err says why. */
+ * On error the file at path is unchanged and err says why. What is written
+ * always loads: kernels without a name and gaps that name a kernel without
+ * a record are left out (the loader's rules), and the text is loaded with
+ * fikit_profile_check_text before it is written. */
 int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
                        const struct fikit_measure_store *st, struct fikit_err *err);
+
+/* Whether text (a whole profile) loads: 0, or the loader's error. */
+int fikit_profile_check_text(const char *path, const char *text, size_t len, struct fikit_err *err);
 
 #endif

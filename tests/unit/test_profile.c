@@ -315,3 +315,78 @@ Test(profile, save_leaves_no_temporary_files, .init = make_dir, .fini = remove_d
     cr_assert_eq(system(cmd), 0);
     fikit_measure_destroy(&st);
 }
+
+/* A profile that fikit writes always loads. A program of many kernels: the
+ * learner records gaps whose previous kernel was never measured (no kernel
+ * record), and the loader rejected the whole profile for it (":50: gap
+ * record names a kernel with no kernel record"). */
+Test(profile, what_is_written_loads_with_many_kernels, .init = make_dir, .fini = remove_dir)
+{
+    struct fikit_measure_store st;
+    cr_assert_eq(fikit_measure_init(&st), 0);
+    enum { N = 3000 };
+    static uint64_t keys[N];
+    char name[64];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "_Z6kernel%dPf", i);
+        keys[i] = add_kernel(&st, name, (uint32_t)(i % 7 + 1));
+        for (int r = 0; r < 5; r++)
+            fikit_measure_add_duration(&st, keys[i], 1000 + (uint64_t)(i * 13 + r * 101));
+    }
+    for (int i = 1; i < N; i++)
+        cr_assert_eq(fikit_measure_add_gap(&st, keys[i - 1], keys[i], 500 + (uint64_t)i), 0);
+    /* What the learner also records: a gap after a kernel it never measured
+     * (no kernel record), and one before such a kernel. */
+    struct fikit_kernel_desc ghost = {.backend = FIKIT_BACKEND_CUDA, .name = "_Z5ghostv",
+                                      .grid = {1, 1, 1}, .block = {1, 1, 1}};
+    uint64_t g = fikit_kernel_key(&ghost);
+    cr_assert_eq(fikit_measure_add_gap(&st, g, keys[0], 777), 0);
+    cr_assert_eq(fikit_measure_add_gap(&st, keys[5], g, 778), 0);
+    /* A kernel whose name is empty. */
+    uint64_t empty = add_kernel(&st, "", 3);
+    fikit_measure_add_duration(&st, empty, 5);
+    cr_assert_eq(fikit_measure_add_gap(&st, keys[9], empty, 779), 0);
+
+    char path[128];
+    path_in_dir(path, sizeof path, "many.profile");
+    struct fikit_err err;
+    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0, "%s", err.msg);
+    struct fikit_measure_store back;
+    cr_assert_eq(fikit_measure_init(&back), 0);
+    struct fikit_profile_meta meta;
+    cr_assert_eq(fikit_profile_load(path, &meta, &back, &err), 0, "what fikit wrote does not load: %s", err.msg);
+    cr_assert_eq(fikit_measure_kernel_count(&back), N, "every named kernel is kept");
+    cr_assert_eq(fikit_measure_gap_count(&back), N - 1, "every gap between kept kernels is kept");
+    for (int i = 0; i < N; i++) {
+        const struct fikit_kernel_stats *ks = fikit_measure_kernel(&back, keys[i]);
+        cr_assert_not_null(ks);
+        cr_assert_eq(ks->duration.count, 5);
+        cr_assert_eq(ks->duration.sum, fikit_measure_kernel(&st, keys[i])->duration.sum);
+    }
+    for (int i = 1; i < N; i++) {
+        const struct fikit_gap_stats *gs = fikit_measure_gap(&back, keys[i - 1], keys[i]);
+        cr_assert(gs && gs->gap.count == 1 && gs->gap.sum == 500 + (uint64_t)i);
+    }
+    cr_assert_null(fikit_measure_gap(&back, g, keys[0]), "a gap after an unrecorded kernel is left out");
+    /* Saved again, the loaded store gives the same bytes. */
+    char again[128];
+    path_in_dir(again, sizeof again, "again.profile");
+    cr_assert_eq(fikit_profile_save(again, &META, &back, &err), 0, "%s", err.msg);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "cmp -s %s %s", path, again);
+    cr_assert_eq(system(cmd), 0, "a second round trip writes the same file");
+    fikit_measure_destroy(&st);
+    fikit_measure_destroy(&back);
+}
+
+/* The writer checks its text with the loader: a text the loader rejects is
+ * refused with the loader's reason, and nothing is written. */
+Test(profile, check_text_is_the_loader)
+{
+    struct fikit_err err;
+    const char *good = "fikit-profile 1\ntask t\ndevice-model m\nbackend cuda\n";
+    cr_assert_lt(fikit_profile_check_text("x.profile", good, strlen(good), &err), 0,
+                 "no end line: rejected");
+    cr_assert(strstr(err.msg, "not writing a profile that would not load (x.profile:"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "truncated: no end line"), "%s", err.msg);
+}
