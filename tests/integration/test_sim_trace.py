@@ -59,6 +59,19 @@ with Fikit(tasks=(("serve", 0),)) as fk:
     print(r.stdout.strip())
     check(r.returncode == 0 and "Passing: 1" in r.stdout and f"{N - 1} sequences" in r.stdout,
           "fikit sim's loader reads the converted file")
+    # Without being told: syncs assumed where the host waited for the device,
+    # and requests begun by the kernel that follows the long gaps.
+    r = subprocess.run([sys.executable, CONVERT, trace_path, profiles[0], "-o", wl, "--name", "demo-serve",
+                        "--split", "first-key", "--split-gap-us", "5000", "--summary", summary],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    print(r.stderr.strip())
+    s = json.load(open(summary))
+    check(r.returncode == 0 and "requests begin with kernel" in r.stderr and "(layer0)" in r.stderr and
+          s["sequences"] == N - 1 and s["kernels_per_seq"] == K,
+          f"--split first-key found layer0 and {s['sequences']} requests of {s['kernels_per_seq']} kernels")
+    # (and one at the end of a request that the next one queued behind)
+    check(3 * N - 2 <= s["syncs_assumed"] <= 4 * N + 4,
+          f"--sync auto found the {K - 1} waits inside each request: {s['syncs_assumed']} for {N} requests")
     # A bad option is refused with a reason, nothing written.
     r = subprocess.run([sys.executable, CONVERT, trace_path, profiles[0], "-o", wl + "2", "--name", "x",
                         "--task", "nobody"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
