@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ enum names */
@@ -491,15 +492,29 @@ static char *trim(char *s)
 static char *reader(char *buf, int size, void *stream)
 {
     struct parse_ctx *x = stream;
-    if (!fgets(buf, size, x->fp))
+    /* One line, byte by byte: fgets would end a line's text at a NUL byte
+     * and leave the rest for a "line too long". */
+    int n = 0, ch = EOF, nul_at = 0;
+    bool too_long = false;
+    while ((ch = fgetc(x->fp)) != EOF) {
+        if (ch == '\0' && !nul_at)
+            nul_at = n + 1;
+        if (n < size - 1)
+            buf[n++] = ch == '\0' ? ' ' : (char)ch;
+        else if (ch != '\n')
+            too_long = true;
+        if (ch == '\n')
+            break;
+    }
+    if (n == 0 && ch == EOF)
         return NULL;
+    buf[n] = '\0';
     x->line++;
-    size_t n = strlen(buf);
-    if (n > 0 && buf[n - 1] != '\n' && !feof(x->fp)) {
-        int ch;
-        while ((ch = fgetc(x->fp)) != EOF && ch != '\n')
-            ;
-        fail(x, "line longer than %d characters", size - 3);
+    if (nul_at || too_long) {
+        if (nul_at)
+            fail(x, "NUL byte at column %d (a configuration is text)", nul_at);
+        else
+            fail(x, "line longer than %d characters", size - 3);
         strcpy(buf, ";\n");
         return buf;
     }
@@ -544,6 +559,21 @@ int fikit_config_load_file(const char *path, struct fikit_config *c, struct fiki
     if (!fp) {
         int e = errno;
         return fikit_err_set(err, -e, "%s: cannot read the configuration: %s", path, strerror(e));
+    }
+    /* A directory opens, reads as empty and would give the built-in
+     * defaults ([limits] default = 0 included) as if they were the file. */
+    struct stat sb;
+    if (fstat(fileno(fp), &sb) != 0) {
+        int e = errno;
+        fclose(fp);
+        return fikit_err_set(err, -e, "%s: cannot read the configuration: %s", path, strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        fclose(fp);
+        return fikit_err_set(err, -EINVAL, "%s: not a regular file (%s); the configuration is a text file",
+                             path, S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a pipe"
+                             : S_ISCHR(sb.st_mode) ? "a character device" : S_ISSOCK(sb.st_mode) ? "a socket"
+                             : "not a file");
     }
     struct parse_ctx x = {.path = path, .fp = fp, .c = c, .err = err};
     int r = ini_parse_stream(reader, &x, handler, &x);

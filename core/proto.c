@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -29,6 +30,27 @@ size_t fikit_proto_payload_size(uint16_t type)
 }
 
 static int terminated(const char *s, size_t cap) { return memchr(s, '\0', cap) != NULL; }
+
+bool fikit_proto_task_name_ok(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '-' || *s == '.'))
+            return false;
+    return true;
+}
+
+/* Printable ASCII only: what fikitd logs and shows comes from here, and a
+ * newline or an escape sequence would forge a log line or a status row. */
+static bool printable(const char *s)
+{
+    for (; *s; s++)
+        if (*s < 0x20 || *s > 0x7e)
+            return false;
+    return true;
+}
 
 #define REJECT(msg)                                                                                \
     do {                                                                                           \
@@ -67,6 +89,10 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
             REJECT("unterminated string");
         if (m->task[0] == '\0' || m->device_key[0] == '\0')
             REJECT("empty task or device");
+        if (!fikit_proto_task_name_ok(m->task))
+            REJECT("bad task name (accepted: 1 to 63 of A-Z a-z 0-9 _ . -)");
+        if (!printable(m->device_key) || !printable(m->device_model))
+            REJECT("device key or model not printable ASCII");
         if (m->level < 0 || m->level > 9)
             REJECT("level out of range");
         if (m->backend < 1 || m->backend > 3)

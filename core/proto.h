@@ -9,6 +9,7 @@
 
 #include "core/trace.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -158,6 +159,10 @@ size_t fikit_proto_payload_size(uint16_t type);
 /* Validates a received packet. Returns 0 and *type, or -EPROTO with the
  * reason in why (if not NULL). */
 int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **why);
+
+/* A task name as fikit.ini accepts it: 1 to 63 of [A-Za-z0-9_.-] (the
+ * field holds 63 and its NUL). REGISTER is checked with it. */
+bool fikit_proto_task_name_ok(const char *s);
 
 /* Sends one message (and fd_to_pass if >= 0). Returns 0 or -errno. */
 int fikit_proto_send(int sock, uint16_t type, const void *payload, size_t len, int fd_to_pass);

@@ -181,6 +181,14 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
     snprintf(m.task, sizeof m.task, "%s", c->task);
     snprintf(m.device_key, sizeof m.device_key, "%s", d->key);
     snprintf(m.device_model, sizeof m.device_model, "%s", d->model);
+    /* fikitd takes printable ASCII only (it logs and shows these): a
+     * driver's other bytes become '_'. */
+    for (char *p = m.device_key; *p; p++)
+        if (*p < 0x20 || *p > 0x7e)
+            *p = '_';
+    for (char *p = m.device_model; *p; p++)
+        if (*p < 0x20 || *p > 0x7e)
+            *p = '_';
     int rc = fikit_proto_send(c->sock, FIKIT_MSG_REGISTER, &m, sizeof m, -1);
     if (rc)
         return rc;

@@ -14,7 +14,8 @@ static void usage(FILE *f)
                "\n"
                "Finds fikit.ini (--config, $FIKIT_CONFIG, $XDG_CONFIG_HOME/fikit/fikit.ini,\n"
                "/etc/fikit/fikit.ini, else built-in defaults), validates every section, key and\n"
-               "value, and prints the configuration in effect with the derived paths.\n"
+               "value, and prints the configuration in effect with the derived paths: every\n"
+               "key of every section, [limits] as one line per rule.\n"
                "\n"
                "Options:\n"
                "  -c, --config FILE   check this file\n"
@@ -73,6 +74,7 @@ int fikit_cmd_config(int argc, char **argv)
         printf("idle_after_us     %llu\n", (unsigned long long)cfg.idle_after_ns / 1000);
     else
         printf("idle_after_us     auto (learned)\n");
+    printf("recheck_us        %llu\n", (unsigned long long)cfg.recheck_ns / 1000);
     printf("starve_after_us   %llu\n", (unsigned long long)cfg.starve_after_ns / 1000);
     printf("max_queued_us     %llu\n", (unsigned long long)cfg.max_queued_ns / 1000);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -91,8 +93,15 @@ int fikit_cmd_config(int argc, char **argv)
         printf("beside_max_slowdown %g\n", cfg.beside_max_slowdown);
     else
         printf("beside_max_slowdown 0 (off)\n");
+    printf("poll_us           %llu\n", (unsigned long long)cfg.poll_ns / 1000);
     printf("socket            %s\n", sock);
+    if (cfg.socket_group[0])
+        printf("socket_group      %s\n", cfg.socket_group);
+    else
+        printf("socket_group      auto (%s)\n", geteuid() == 0 ? "fikit as root, if it exists"
+                                                               : "none: only this user");
     printf("state_dir         %s\n", state);
+    printf("trace_events      %u\n", cfg.trace_events);
     if (cfg.warn_held_ns)
         printf("warn_held_after_ms %llu\n", (unsigned long long)(cfg.warn_held_ns / 1000000));
     else
@@ -109,5 +118,11 @@ int fikit_cmd_config(int argc, char **argv)
             printf(" share %s", fikit_share_name(cfg.tasks[i].share));
         printf("\n");
     }
+    /* [limits]: the ceiling of users no rule names, then each rule. */
+    printf("limit             default %d%s\n", cfg.limit_default,
+           cfg.limit_default == 0 ? " (anyone may claim any level)" : "");
+    for (int i = 0; i < cfg.nlimits; i++)
+        printf("limit             %s.%s %d\n", cfg.limits[i].is_group ? "group" : "user",
+               cfg.limits[i].name, cfg.limits[i].max_priority);
     return 0;
 }

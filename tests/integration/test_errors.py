@@ -1,7 +1,7 @@
 """Users' mistakes get errors that name the file, line, key and value."""
 import os
 import subprocess
-from harness import FIKIT, FIKITD, LAUNCH, SERVICE, Fikit, check
+from harness import FIKIT, FIKITD, LAUNCH, SERVICE, SOURCE, Fikit, check
 
 with Fikit() as fk:
     bad = os.path.join(fk.dir, "bad.ini")
@@ -52,3 +52,24 @@ with Fikit() as fk:
                 [FIKIT, "config", "--help"], [SERVICE, "--help"]):
         r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         check(r.returncode == 0 and "Usage:" in r.stdout, f"{' '.join(os.path.basename(c) for c in cmd)} has usage text")
+
+    # fikit config prints every key of every section, [limits] and
+    # socket_group included (it left them out): each key the documented
+    # example sets appears in what it prints.
+    cfg = os.path.join(fk.dir, "every.ini")
+    with open(cfg, "w") as f:
+        f.write("[daemon]\nsocket_group = nogroup\n[limits]\ndefault = 3\nuser.root = 0\ngroup.students = 5\n")
+    r = subprocess.run([FIKIT, "config", "-c", cfg], stdout=subprocess.PIPE, text=True, env=fk.env)
+    keys = set()
+    section = ""
+    for line in open(os.path.join(SOURCE, "conf", "fikit.ini")):
+        line = line.strip()
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif " = " in line and not line.startswith(";") and not section.startswith("task.") and section != "limits":
+            keys.add(line.split(" = ")[0])
+    missing = [k for k in sorted(keys) if k not in r.stdout]
+    check(r.returncode == 0 and len(keys) > 15 and not missing, f"fikit config prints every key (missing: {missing})")
+    check("socket_group      nogroup" in r.stdout and "limit             default 3" in r.stdout and
+          "limit             user.root 0" in r.stdout and "limit             group.students 5" in r.stdout,
+          "fikit config prints socket_group and every [limits] rule")

@@ -118,6 +118,23 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
     after = fds_of(pid)
     check(after <= before + 2, f"fikitd kept none of the 900 descriptors (open: {before} before, {after} after)")
 
+    # A task name is checked where fikitd reads it: a newline in it forged
+    # a line of fikitd's log.
+    def forge(path):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(path)
+        s.send(register(b"x\nfikit[1]: FORGED line", key=b"opencl:forge"))
+        s.settimeout(5)
+        try:
+            s.recv(16384)
+        except OSError:
+            pass
+    check(wait_child(attacker(forge, fk.socket)) == 0, "nobody registered a task whose name holds a newline")
+    time.sleep(0.2)
+    log = open(fk.log).read()
+    check("FORGED" not in log and "malformed message" in log,
+          "fikitd refused the name as malformed and logged no line of it")
+
     # One slow reader does not stall fikitd: a client that pipelines status
     # requests and never reads is dropped once its replies pass the bound,
     # and root's fikit status answers meanwhile (each send used to block 5 s).

@@ -461,3 +461,53 @@ Test(config, example_file_is_valid)
                  err.msg);
     cr_assert_geq(c.ntasks, 2);
 }
+
+Test(config, not_a_regular_file)
+{
+    /* A directory given as fikit.ini used to be "valid": the defaults,
+     * [limits] default = 0 included. */
+    char d[] = "/tmp/fikit-test-inidir-XXXXXX";
+    cr_assert_not_null(mkdtemp(d));
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    cr_assert_eq(fikit_config_load_file(d, &c, &err), -EINVAL);
+    char want[256];
+    snprintf(want, sizeof want, "%s: not a regular file (a directory); the configuration is a text file", d);
+    cr_assert_str_eq(err.msg, want);
+    setenv("FIKIT_CONFIG", d, 1);
+    cr_assert_eq(fikit_config_load(NULL, &c, &err), -EINVAL, "the search order refuses it too");
+    unsetenv("FIKIT_CONFIG");
+    rmdir(d);
+    cr_assert_eq(fikit_config_load_file("/dev/null", &c, &err), -EINVAL);
+    cr_assert_str_eq(err.msg, "/dev/null: not a regular file (a character device); the configuration is a "
+                              "text file");
+}
+
+Test(config, nul_byte_is_named)
+{
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    snprintf(path, sizeof path, "/tmp/fikit-test-ini-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    static const char text[] = "[scheduler]\npolicy = fi\0ll\n";
+    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)sizeof text - 1);
+    close(fd);
+    cr_assert_eq(fikit_config_load_file(path, &c, &err), -EINVAL);
+    char want[400];
+    snprintf(want, sizeof want, "%s:2: NUL byte at column 12 (a configuration is text)", path);
+    cr_assert_str_eq(err.msg, want, "not \"line too long\"");
+}
+
+Test(config, long_line_is_still_named)
+{
+    char text[1200];
+    snprintf(text, sizeof text, "[scheduler]\n; %0*d\n", 1000, 0);
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    cr_assert_eq(fikit_config_load_file(write_ini(text), &c, &err), -EINVAL);
+    cr_assert(strstr(err.msg, ":2: line longer than"), "%s", err.msg);
+}

@@ -126,3 +126,35 @@ Test(proto, every_passed_fd_beyond_the_expected_one_is_closed)
     close(sv[0]);
     close(sv[1]);
 }
+
+/* Task names are checked where fikitd reads them: a newline would forge a
+ * line of fikitd's log, an escape sequence a row of fikit status. */
+Test(proto, register_takes_printable_bounded_names)
+{
+    struct {
+        struct fikit_msg_hdr h;
+        struct fikit_msg_register m;
+    } p;
+    const char *tasks[] = {"serve", "a.b-c_9", "evil\nfikit[1]: forged", "tab\there", "esc\x1b[2J",
+                           "sp ace", "\xc3\xa9t\xc3\xa9"};
+    const bool ok[] = {true, true, false, false, false, false, false};
+    for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++) {
+        memset(&p, 0, sizeof p);
+        p.h = (struct fikit_msg_hdr){.magic = FIKIT_PROTO_MAGIC, .version = FIKIT_PROTO_VERSION,
+                                     .type = FIKIT_MSG_REGISTER, .len = sizeof p.m};
+        snprintf(p.m.task, sizeof p.m.task, "%s", tasks[i]);
+        snprintf(p.m.device_key, sizeof p.m.device_key, "opencl:0");
+        snprintf(p.m.device_model, sizeof p.m.device_model, "cpu-haswell (PoCL)");
+        p.m.level = 5;
+        p.m.backend = 3;
+        uint16_t type;
+        const char *why = "";
+        int rc = fikit_proto_check(&p, sizeof p, &type, &why);
+        cr_expect_eq(rc == 0, ok[i], "task '%s': %s", tasks[i], rc ? why : "accepted");
+    }
+    memset(&p.m.task, 0, sizeof p.m.task);
+    strcpy(p.m.task, "serve");
+    strcpy(p.m.device_model, "model\nforged");
+    uint16_t type;
+    cr_assert_eq(fikit_proto_check(&p, sizeof p, &type, NULL), -EPROTO, "a model with a newline");
+}
