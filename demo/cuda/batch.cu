@@ -17,7 +17,8 @@ static void usage(FILE *f)
                "  -s, --size S       elements (default 1048576)\n"
                "      --json         print the result as JSON\n"
                "      --progress     with --json, also when each kernel was done: \"progress\"\n"
-               "                     holds [CLOCK_MONOTONIC seconds, kernels done] pairs\n"
+               "                     holds [CLOCK_MONOTONIC seconds, kernels done] pairs; and\n"
+               "                     writes \"ready\" to stderr once its kernel has run once\n"
                "  -h, --help         show this help\n");
 }
 
@@ -64,6 +65,12 @@ int main(int argc, char **argv)
     DEMO_CK(cudaStreamSynchronize(s));
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
+    // As fikit-demo-batch does: run-demo starts the service once this says
+    // it is up (its kernel loaded and run once), so that line must come.
+    if (progress) {
+        fputs("ready\n", stderr);
+        fflush(stderr);
+    }
     long done = 0, bad = 0;
     double start = demo_now_s(), end = start + seconds;
     std::vector<double> done_at; // --progress: when each kernel was done

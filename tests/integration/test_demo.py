@@ -8,6 +8,17 @@ import subprocess
 import tempfile
 from harness import BUILD, SOURCE, check, check_no_unfit_start_mid_burst, fail
 
+# run-demo starts the service once the batch job writes "ready" (with
+# --progress): every batch program it may start must write it. The CUDA one
+# did not, and run-demo --backend cuda stopped after 120 s on the H200. The
+# CUDA programs need a GPU (the driver double has no CUDA runtime), so
+# where none answers this checks their source; with one, run-demo below
+# picks the CUDA backend and runs them.
+for src in ("batch.c", os.path.join("cuda", "batch.cu")):
+    text = open(os.path.join(SOURCE, "demo", src)).read()
+    check('fputs("ready\\n", stderr)' in text and "if (progress)" in text,
+          f"demo/{src} writes ready with --progress, as run-demo waits for")
+
 out = tempfile.mkdtemp(prefix="fikit-demo-test-")
 try:
     r = subprocess.run([os.path.join(SOURCE, "demo", "run-demo"), "--build", BUILD, "--out", out,
