@@ -48,6 +48,35 @@ def register(task, level=9, backend=3, key=b"opencl:hostile", model=b"hostile", 
     return packet(REGISTER, REG.pack(task, level, flags, backend, 0, key, model))
 
 
+def reachable_by_others(path):
+    """Whether a user other than the owner can reach path: every directory
+    above it lets others through (o+x)."""
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        if not os.stat(d).st_mode & 0o001:
+            return False
+        if d == "/":
+            return True
+        d = os.path.dirname(d)
+
+
+def programs_for_others(dest):
+    """fikit-launch, libfikit.so and the demo batch program where another
+    user can run them: as they are if the build is reachable, else copied
+    into dest (a checkout in a 0700 directory is not reachable). Returns
+    (launch, batch)."""
+    if reachable_by_others(LAUNCH) and reachable_by_others(BATCH):
+        return LAUNCH, BATCH
+    print(f"the build is not reachable by other users: copying what they run to {dest}", flush=True)
+    for rel in (("tools", "fikit-launch"), ("interpose", "libfikit.so"), ("demo", "fikit-demo-batch")):
+        os.makedirs(os.path.join(dest, rel[0]), exist_ok=True)
+        shutil.copy2(os.path.join(BUILD, *rel), os.path.join(dest, *rel))
+    os.chmod(dest, 0o755)
+    for sub in ("tools", "interpose", "demo"):
+        os.chmod(os.path.join(dest, sub), 0o755)
+    return os.path.join(dest, "tools", "fikit-launch"), os.path.join(dest, "demo", "fikit-demo-batch")
+
+
 def fail(msg):
     print(f"FAIL: {msg}", flush=True)
     sys.exit(1)

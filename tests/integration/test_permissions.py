@@ -10,7 +10,7 @@ import shutil
 import stat
 import subprocess
 import time
-from harness import BATCH, LAUNCH, Fikit, check, fail, result
+from harness import BATCH, LAUNCH, Fikit, check, fail, programs_for_others, result
 
 if os.geteuid() != 0:
     print("skip: these checks switch users and need root (CI runs as root)")
@@ -55,12 +55,15 @@ with Fikit(tasks=(("serve", 0), ("batch", 9))) as fk:
     before = open(path, "rb").read()
 
     # nobody asks for priority 0 and gets 5; its profile write is refused.
+    # What nobody runs must be reachable by it (not so from a checkout in a
+    # 0700 directory: then a copy in the test's directory).
+    launch_nb, batch_nb = programs_for_others(os.path.join(fk.dir, "for-others"))
     home = os.path.join(fk.dir, "nobody-home")
     os.makedirs(home)
     os.chmod(home, 0o777)
     env = dict(fk.env, HOME=home, POCL_CACHE_DIR=home)
-    p = subprocess.Popen([LAUNCH, "-c", fk.config, "-t", "batch", "--priority", "0", "--measure", "--",
-                          BATCH, "--json", "-c", "1000", "-w", "100"], stdout=subprocess.PIPE,
+    p = subprocess.Popen([launch_nb, "-c", fk.config, "-t", "batch", "--priority", "0", "--measure", "--",
+                          batch_nb, "--json", "-c", "1000", "-w", "100"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env, preexec_fn=as_nobody)
     seen = ""
     for _ in range(300):
