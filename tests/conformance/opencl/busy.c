@@ -1,7 +1,7 @@
 /* Not a case: the busy priority-0 task that the suite's priority-9 runs
  * wait behind. Launches a kernel of about a millisecond's work back to back
- * until SIGTERM (or SECONDS, default 120), checks every result exactly, and
- * prints "launches N" and "result ok". */
+ * until SIGTERM (or --seconds S, default 120, or --count N launches), checks
+ * every result exactly, and prints "launches N" and "result ok". */
 #include "common.h"
 
 #include <signal.h>
@@ -42,9 +42,13 @@ static double now(void)
 int main(int argc, char **argv)
 {
     double seconds = 120;
-    for (int i = 1; i + 1 < argc; i++)
+    long count = 0;
+    for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--seconds"))
             seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--count"))
+            count = atol(argv[++i]);
+    }
     struct sigaction sa = {.sa_handler = on_term};
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
@@ -65,7 +69,7 @@ int main(int argc, char **argv)
     long n = 0;
     bool ok = true;
     double end = now() + seconds;
-    while (!stop && now() < end && ok) {
+    while (!stop && now() < end && ok && (count <= 0 || n < count)) {
         size_t gws = N;
         CL(clEnqueueNDRangeKernel(c.queue, k, 1, NULL, &gws, NULL, 0, NULL, NULL));
         CL(clFinish(c.queue));
