@@ -95,6 +95,7 @@ record() {
   wait "$REC"
   REC=
   [ $rc = 0 ] || { echo "$name: exit status $rc"; tail -5 "$W/$name.err"; }
+  "$B/tools/fikit" status -c "$CFG" 2>/dev/null | grep -o "([0-9]* events lost)" | sed "s/^/$name: trace /"
   tail -1 "$W/$name.out" | cut -c1-300
 }
 
