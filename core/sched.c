@@ -166,6 +166,40 @@ void fikit_sched_note_launch(struct fikit_sched *s, uint32_t id, uint64_t now,
     t->launches++;
 }
 
+bool fikit_launch_record_plausible(const struct fikit_launch_record *r, uint64_t prev_launches,
+                                   uint64_t now)
+{
+    const uint64_t hour = 3600ull * 1000 * 1000 * 1000;
+    if (r->launches < prev_launches)
+        return false;
+    if (r->launches == 0)
+        return true;
+    if (r->last_launch_ns > now + 1000ull * 1000 * 1000 || r->busy_until_ns > now + hour || r->idle_after_ns > hour)
+        return false;
+    for (int i = 1; i < FIKIT_GAP_POINTS; i++)
+        if (r->gap.q_ns[i] < r->gap.q_ns[i - 1])
+            return false;
+    return true;
+}
+
+int fikit_sched_note_record(struct fikit_sched *s, uint32_t id, uint64_t now,
+                            const struct fikit_launch_record *r)
+{
+    struct fikit_task_state *t = fikit_sched_task(s, id);
+    if (!t)
+        return -ENOENT;
+    if (r->launches == t->launches)
+        return 0;
+    if (!fikit_launch_record_plausible(r, t->launches, now))
+        return -EINVAL;
+    t->last_launch_ns = r->last_launch_ns;
+    t->busy_until_ns = r->busy_until_ns;
+    t->gap = r->gap;
+    t->launches = r->launches;
+    t->idle_after_ns = r->idle_after_ns;
+    return 0;
+}
+
 uint64_t fikit_idle_threshold(bool learned, uint64_t idle_after_ns, uint64_t learned_ns)
 {
     if (!learned)

@@ -167,6 +167,30 @@ struct fikit_task_state *fikit_sched_task(struct fikit_sched *s, uint32_t id);
 void fikit_sched_note_launch(struct fikit_sched *s, uint32_t id, uint64_t now,
                              uint64_t busy_until_ns, const struct fikit_gap_pred *gap);
 
+/* What a task publishes about its launches (its slot's record in the
+ * segment, which the task writes and anyone could): fikitd's only way to
+ * learn of high-priority launches, which make no round trip. */
+struct fikit_launch_record {
+    uint64_t launches;        /* how many so far */
+    uint64_t last_launch_ns;
+    uint64_t busy_until_ns;   /* predicted end of its launched work */
+    uint64_t idle_after_ns;   /* its longest learned gap; 0: unknown */
+    struct fikit_gap_pred gap; /* the gap expected after its last launch */
+};
+
+/* Whether a record is plausible at now after prev_launches were seen: counts
+ * never go back, times are not far in the future, gap quantiles ascend. A
+ * corrupt or hostile client then confuses the schedule of nobody but
+ * itself, and only within bounds. */
+bool fikit_launch_record_plausible(const struct fikit_launch_record *r, uint64_t prev_launches,
+                                   uint64_t now);
+
+/* fikitd's half of a launch: takes a task's newest record into its state if
+ * it is plausible. 0 when taken (or nothing new), -EINVAL when implausible
+ * (ignored), -ENOENT for an unknown task. */
+int fikit_sched_note_record(struct fikit_sched *s, uint32_t id, uint64_t now,
+                            const struct fikit_launch_record *r);
+
 /* When a launch of dur_ns issued at now will have finished, given the work
  * already queued until busy_until_ns. */
 static inline uint64_t fikit_busy_until(uint64_t busy_until_ns, uint64_t now, uint64_t dur_ns)

@@ -129,11 +129,10 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
     return p.busy_until_ns;
 }
 
-#define FILL_LOCK 1ull
 
 uint64_t fikit_shm_fill_lock(struct fikit_shm_header *hdr)
 {
-    return atomic_fetch_or(&hdr->fill_until_ns, FILL_LOCK) & ~FILL_LOCK;
+    return atomic_fetch_or(&hdr->fill_until_ns, FIKIT_FILL_LOCK) & ~FIKIT_FILL_LOCK;
 }
 
 void fikit_shm_fill_unlock(struct fikit_shm_header *hdr, uint64_t granted_until)
@@ -141,7 +140,7 @@ void fikit_shm_fill_unlock(struct fikit_shm_header *hdr, uint64_t granted_until)
     atomic_store(&hdr->granted_until_ns, granted_until);
     /* Given back 2 ns later than taken: a client that read granted_until_ns
      * before the lock cannot then take the room with the value it saw. */
-    uint64_t held = atomic_load(&hdr->fill_until_ns) & ~FILL_LOCK;
+    uint64_t held = atomic_load(&hdr->fill_until_ns) & ~FIKIT_FILL_LOCK;
     atomic_store(&hdr->fill_until_ns, held + 2);
 }
 
@@ -151,18 +150,15 @@ uint64_t fikit_shm_fill_take(struct fikit_shm_header *hdr, uint64_t now,
 {
     uint64_t old = atomic_load(&hdr->fill_until_ns);
     for (;;) {
-        if (old & FILL_LOCK)
+        if (old & FIKIT_FILL_LOCK)
             return 0;
-        uint64_t granted = atomic_load(&hdr->granted_until_ns);
-        uint64_t filled = old > granted ? old : granted;
-        uint64_t start = filled > now ? filled : now;
-        uint64_t end_ns = fikit_fill_end(rooms, now, filled);
-        if (!fikit_fill_fits(start, end_ns, overhead_ns, dur_ns))
+        uint64_t until;
+        uint64_t room = fikit_fill_place(now, rooms, overhead_ns, dur_ns, old,
+                                         atomic_load(&hdr->granted_until_ns), &until);
+        if (!room)
             return 0;
-        /* Even, so the lock bit stays clear (1 ns later at most). */
-        uint64_t until = (start + dur_ns + 1) & ~FILL_LOCK;
         if (atomic_compare_exchange_weak(&hdr->fill_until_ns, &old, until))
-            return end_ns - start;
+            return room;
     }
 }
 

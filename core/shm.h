@@ -10,6 +10,7 @@
 #ifndef FIKIT_CORE_SHM_H
 #define FIKIT_CORE_SHM_H
 
+#include "core/admit.h"
 #include "core/gap.h"
 #include "core/sched.h"
 #include "core/trace.h"
@@ -74,10 +75,6 @@ struct fikit_shm_launch {
 
 /* Cache-line aligned, so a launch's publication (pub_lock to pub) always
  * spans the same two lines, whichever slot the task has. */
-/* A slot's slowdown measured longer ago than this (its task went quiet or
- * stopped sampling) is neither acted on (interpose/gate.c) nor shown
- * (fikit status). */
-#define FIKIT_SLOWDOWN_FRESH_NS 1000000000ull
 
 struct fikit_shm_slot {
     /* written by fikitd */

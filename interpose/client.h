@@ -11,7 +11,7 @@
 #include "core/measure.h"
 #include "core/shm.h"
 #include "core/slowdown.h"
-#include "interpose/predict.h"
+#include "core/predict.h"
 
 #include <limits.h>
 #include <stddef.h>

@@ -1,5 +1,6 @@
 #include "interpose/gate.h"
 
+#include "core/admit.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/sched.h"
@@ -54,69 +55,53 @@ void fikit_gate_forget_all_kernels(void) { fikit_ptrmap_clear(&names); }
 
 /* ------------------------------------------------------------- holding */
 
-/* What the levels above a launch's task mean for it, read from the other
- * slots with the same tests fikitd makes (fikit_task_is_active,
- * fikit_task_room). */
-enum above {
-    ABOVE_NONE,   /* no higher level has a task here (or no scheduling): go */
-    ABOVE_IDLE,   /* higher levels have tasks, none active: go, queue bounded */
-    ABOVE_ACTIVE, /* a higher level is active: fill its gap, else hold */
-};
-
-/* *rooms: what lower work may put into the gap of the highest active level
- * (ABOVE_ACTIVE only); *slowdown: the most any task of that level runs
- * slower than in its profile, in ppm (0: unknown), read for share = beside
- * tasks only. */
-static enum above levels_above(const struct fikit_registration *r, uint64_t now,
-                               struct fikit_fill_rooms *rooms, uint32_t *slowdown)
+/* A snapshot of the device's segment for fikit_admit: the header, and
+ * the slots of the levels above this task only (none is read when no
+ * higher level has a task, the high-priority path's one load). */
+static void read_view(const struct fikit_registration *r, struct fikit_view *v,
+                      struct fikit_admit_task *tasks)
 {
-    struct fikit_shm *shm = r->shm;
-    if (atomic_load_explicit(&shm->hdr.daemon_state, memory_order_relaxed) != FIKIT_DAEMON_RUNNING ||
-        atomic_load_explicit(&shm->hdr.policy, memory_order_relaxed) == FIKIT_POLICY_PASSTHROUGH)
-        return ABOVE_NONE;
-    uint32_t higher = atomic_load_explicit(&shm->hdr.level_mask, memory_order_relaxed) &
-                      ((1u << r->level) - 1u);
-    if (!higher)
-        return ABOVE_NONE; /* the high-priority fast path: one load */
-    uint64_t idle_after = atomic_load_explicit(&shm->hdr.idle_after_ns, memory_order_relaxed);
-    bool idle_learned = atomic_load_explicit(&shm->hdr.idle_learned, memory_order_relaxed);
-    double confidence = atomic_load_explicit(&shm->hdr.gap_confidence_ppm, memory_order_relaxed) / 1e6;
-    uint64_t max_queued = atomic_load_explicit(&shm->hdr.max_queued_ns, memory_order_relaxed);
-    uint64_t slots = atomic_load_explicit(&shm->hdr.slot_mask, memory_order_acquire) &
-                     ~(1ull << r->slot_index);
-    int top = FIKIT_LEVELS;
+    struct fikit_shm_header *h = &r->shm->hdr;
+    memset(v, 0, sizeof *v);
+    v->level = r->level;
+    v->running = atomic_load_explicit(&h->daemon_state, memory_order_relaxed) == FIKIT_DAEMON_RUNNING;
+    v->policy = (enum fikit_policy)atomic_load_explicit(&h->policy, memory_order_relaxed);
+    v->level_mask = atomic_load_explicit(&h->level_mask, memory_order_relaxed);
+    v->tasks = tasks;
+    if (!v->running || v->policy == FIKIT_POLICY_PASSTHROUGH || !(v->level_mask & ((1u << r->level) - 1u)))
+        return;
+    v->beside = fikit_client.beside;
+    v->idle_learned = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
+    v->idle_after_ns = atomic_load_explicit(&h->idle_after_ns, memory_order_relaxed);
+    v->gap_confidence = atomic_load_explicit(&h->gap_confidence_ppm, memory_order_relaxed) / 1e6;
+    v->max_queued_ns = atomic_load_explicit(&h->max_queued_ns, memory_order_relaxed);
+    v->fill_overhead_ns = atomic_load_explicit(&h->fill_overhead_ns, memory_order_relaxed);
+    v->beside_max_slowdown_ppm = atomic_load_explicit(&h->beside_max_slowdown_ppm, memory_order_relaxed);
+    v->queued = atomic_load_explicit(&h->queued, memory_order_relaxed);
+    v->fill_until_ns = atomic_load(&h->fill_until_ns);
+    v->granted_until_ns = atomic_load(&h->granted_until_ns);
+    v->own_busy_until_ns = __atomic_load_n(&r->slot->pub.busy_until_ns, __ATOMIC_RELAXED);
+    uint64_t slots = atomic_load_explicit(&h->slot_mask, memory_order_acquire) & ~(1ull << r->slot_index);
     for (; slots; slots &= slots - 1) {
-        const struct fikit_shm_slot *sl = &shm->slots[__builtin_ctzll(slots)];
-        if (sl->level >= r->level || sl->level > top ||
-            atomic_load_explicit(&sl->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
+        const struct fikit_shm_slot *sl = &r->shm->slots[__builtin_ctzll(slots)];
+        if (sl->level >= r->level || atomic_load_explicit(&sl->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
             continue;
+        struct fikit_admit_task *t = &tasks[v->ntasks++];
         struct fikit_shm_launch pub;
-        if (fikit_shm_read_launch(sl, &pub)) {
-            uint64_t idle = fikit_idle_threshold(idle_learned, idle_after, pub.idle_after_ns);
-            if (!fikit_task_is_active(pub.launches, pub.last_launch_ns, pub.busy_until_ns, idle, now))
-                continue;
-        } else {
-            /* Being written right now: active, busy, its gap unknown. */
-            memset(&pub, 0, sizeof pub);
-            pub.busy_until_ns = now + 1;
+        t->level = sl->level;
+        t->unreadable = !fikit_shm_read_launch(sl, &pub);
+        if (!t->unreadable) {
+            t->launches = pub.launches;
+            t->last_launch_ns = pub.last_launch_ns;
+            t->busy_until_ns = pub.busy_until_ns;
+            t->idle_after_ns = pub.idle_after_ns;
+            t->gap = pub.gap;
         }
-        if (sl->level < top) {
-            fikit_fill_rooms_init(rooms, max_queued);
-            *slowdown = 0;
+        if (v->beside) {
+            t->slowdown_ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
+            t->slowdown_ns = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
         }
-        top = sl->level;
-        if (fikit_client.beside) {
-            uint32_t ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
-            uint64_t at = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
-            if (ppm > *slowdown && at + FIKIT_SLOWDOWN_FRESH_NS > now)
-                *slowdown = ppm;
-        }
-        fikit_fill_rooms_add(rooms, &pub.gap, pub.busy_until_ns, now, confidence);
     }
-    if (top == FIKIT_LEVELS)
-        return ABOVE_IDLE;
-    fikit_fill_rooms_done(rooms);
-    return ABOVE_ACTIVE;
 }
 
 static void trace(const struct fikit_registration *r, uint16_t type, uint64_t key, uint64_t a,
@@ -261,100 +246,55 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     atomic_store_explicit(&w->state, FIKIT_WAITER_FREE, memory_order_release);
 }
 
-/* A launch beside idle higher levels keeps the task's queued work within
- * max_queued_ns: a GPU does not take back what it was given, so whatever
- * is queued when a high-priority launch comes delays it. Sleeps until the
- * queue has drained that far; returns whether it waited (the levels above
- * are then looked at again). */
-static bool pace(struct fikit_registration *r, uint64_t now)
+/* Sleeps until an absolute instant (EINTR: looked at again sooner). */
+static void sleep_until(uint64_t until)
 {
-    uint64_t limit = atomic_load_explicit(&r->shm->hdr.max_queued_ns, memory_order_relaxed);
-    uint64_t busy = __atomic_load_n(&r->slot->pub.busy_until_ns, __ATOMIC_RELAXED);
-    if (!limit || busy <= now + limit)
-        return false;
-    uint64_t until = busy - limit;
-    struct timespec ts = {.tv_sec = (time_t)(until / FIKIT_NS_PER_S),
-                          .tv_nsec = (long)(until % FIKIT_NS_PER_S)};
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL); /* EINTR: looked at again */
-    atomic_fetch_add_explicit(&r->slot->paces, 1, memory_order_relaxed);
-    trace(r, FIKIT_TRACE_PACE, 0, busy - now, fikit_now_ns() - now);
-    return true;
+    struct timespec ts = {.tv_sec = (time_t)(until / FIKIT_NS_PER_S), .tv_nsec = (long)(until % FIKIT_NS_PER_S)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* A launch of a measured kernel that finds the top level in a gap with
- * room for it, and nothing held for fikitd to decide about, goes into the
- * gap at once: the fit test fikitd makes, without the round trip. */
-static bool fill(struct fikit_registration *r, uint64_t key, uint64_t dur, uint64_t now,
-                 const struct fikit_fill_rooms *rooms)
-{
-    struct fikit_shm_header *h = &r->shm->hdr;
-    if (!rooms->room || !dur || atomic_load_explicit(&h->policy, memory_order_relaxed) != FIKIT_POLICY_FILL ||
-        atomic_load_explicit(&h->queued, memory_order_relaxed))
-        return false;
-    uint64_t found = fikit_shm_fill_take(h, now, rooms,
-                                         atomic_load_explicit(&h->fill_overhead_ns, memory_order_relaxed),
-                                         dur);
-    if (!found)
-        return false;
-    atomic_fetch_add_explicit(&r->slot->fills, 1, memory_order_relaxed);
-    trace(r, FIKIT_TRACE_FILL, key, found, dur);
-    return true;
-}
-
-static bool beside_too_slow(const struct fikit_registration *r, uint32_t slowdown)
-{
-    uint32_t limit = atomic_load_explicit(&r->shm->hdr.beside_max_slowdown_ppm, memory_order_relaxed);
-    return limit && slowdown > limit;
-}
-
-#define BESIDE_RECHECK_NS (500 * 1000)
-
-static void beside_wait(struct fikit_registration *r, uint64_t key, uint64_t now)
-{
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = BESIDE_RECHECK_NS};
-    nanosleep(&ts, NULL); /* EINTR: looked at again sooner */
-    atomic_fetch_add_explicit(&r->slot->paces, 1, memory_order_relaxed);
-    trace(r, FIKIT_TRACE_PACE, key, 0, fikit_now_ns() - now);
-}
-
-/* Whether the launch goes now, fills a gap by itself, waits for its queue
- * to drain, or is held for fikitd: returns when it may go. */
+/* Asks fikit_admit whether the launch goes now, fills a gap by itself,
+ * waits for its queue to drain or to look again, or is held for fikitd,
+ * and does what it says: returns when the launch may go. */
 static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur,
                       uint64_t now)
 {
+    struct fikit_admit_task tasks[FIKIT_SHM_SLOTS];
     for (;;) {
-        struct fikit_fill_rooms rooms;
-        uint32_t slowdown = 0;
-        switch (levels_above(r, now, &rooms, &slowdown)) {
-        case ABOVE_NONE:
+        struct fikit_view v;
+        struct fikit_admit a;
+        read_view(r, &v, tasks);
+        fikit_admit(&v, now, dur, &a);
+        switch (a.kind) {
+        case FIKIT_ADMIT_GO:
             return now;
-        case ABOVE_IDLE:
-            if (fikit_client.beside || !pace(r, now))
-                return now;
-            now = fikit_now_ns();
-            break;
-        case ABOVE_ACTIVE:
-            /* Beside: the MPS thread cap, not fikit, keeps the task off the
-             * SMs the higher levels need; it is still published, measured
-             * and traced, and lower levels still fill its gaps. While the
-             * level above runs slower than beside_max_slowdown allows (the
-             * cap does not divide memory bandwidth or caches), it shares
-             * only their gaps, like any lower task. */
-            if (fikit_client.beside) {
-                if (!beside_too_slow(r, slowdown) || fill(r, key, dur, now, &rooms))
-                    return now;
-                /* Not held at fikitd, which would keep it for a gap alone:
-                 * it looks again shortly, for room or for the slowdown to
-                 * fall back (the level above speeds up without it). */
-                beside_wait(r, key, now);
-                now = fikit_now_ns();
+        case FIKIT_ADMIT_FILL: {
+            /* Taken by compare-and-swap: another client or fikitd may have
+             * moved the fills since the snapshot; then look again. */
+            uint64_t seen = v.fill_until_ns;
+            if (!atomic_compare_exchange_strong(&r->shm->hdr.fill_until_ns, &seen, a.fill_until_ns))
                 break;
-            }
-            if (fill(r, key, dur, now, &rooms))
-                return now;
+            atomic_fetch_add_explicit(&r->slot->fills, 1, memory_order_relaxed);
+            trace(r, FIKIT_TRACE_FILL, key, a.room_ns, dur);
+            return now;
+        }
+        case FIKIT_ADMIT_PACE: {
+            uint64_t queued = v.own_busy_until_ns - now;
+            sleep_until(a.until_ns);
+            atomic_fetch_add_explicit(&r->slot->paces, 1, memory_order_relaxed);
+            trace(r, FIKIT_TRACE_PACE, 0, queued, fikit_now_ns() - now);
+            break;
+        }
+        case FIKIT_ADMIT_RECHECK:
+            sleep_until(a.until_ns);
+            atomic_fetch_add_explicit(&r->slot->paces, 1, memory_order_relaxed);
+            trace(r, FIKIT_TRACE_PACE, key, 0, fikit_now_ns() - now);
+            break;
+        case FIKIT_ADMIT_HOLD:
             hold(r, stream, key, dur, now);
             return fikit_now_ns();
         }
+        now = fikit_now_ns();
     }
 }
 

@@ -37,25 +37,6 @@ static void update_masks(struct fikitd_device *dev)
     atomic_store(&dev->shm->hdr.level_mask, levels);
 }
 
-/* A publication is trusted only if it is plausible: a corrupt or hostile
- * client can then confuse the schedule of nobody but itself, and only
- * within bounds. */
-static bool plausible(const struct fikit_shm_launch *p, uint64_t prev_launches, uint64_t now)
-{
-    const uint64_t hour = 3600ull * FIKIT_NS_PER_S;
-    if (p->launches < prev_launches)
-        return false;
-    if (p->launches == 0)
-        return true;
-    if (p->last_launch_ns > now + FIKIT_NS_PER_S || p->busy_until_ns > now + hour ||
-        p->idle_after_ns > hour)
-        return false;
-    for (int i = 1; i < FIKIT_GAP_POINTS; i++)
-        if (p->gap.q_ns[i] < p->gap.q_ns[i - 1])
-            return false;
-    return true;
-}
-
 static void note_trace_lost(struct fikitd_device *dev, struct fikitd_slot_info *info, uint64_t lost)
 {
     if (!info->trace_loss_warned)
@@ -106,15 +87,12 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
         struct fikit_shm_slot *slot = &dev->shm->slots[s];
         struct fikit_shm_launch pub;
         if (fikit_shm_read_launch(slot, &pub) && pub.launches != info->launches) {
-            if (plausible(&pub, info->launches, now)) {
-                struct fikit_task_state *t = fikit_sched_task(&dev->sched, (uint32_t)s);
-                if (t) {
-                    t->last_launch_ns = pub.last_launch_ns;
-                    t->busy_until_ns = pub.busy_until_ns;
-                    t->gap = pub.gap;
-                    t->launches = pub.launches;
-                    t->idle_after_ns = pub.idle_after_ns;
-                }
+            struct fikit_launch_record rec = {.launches = pub.launches,
+                                              .last_launch_ns = pub.last_launch_ns,
+                                              .busy_until_ns = pub.busy_until_ns,
+                                              .idle_after_ns = pub.idle_after_ns,
+                                              .gap = pub.gap};
+            if (fikit_sched_note_record(&dev->sched, (uint32_t)s, now, &rec) != -EINVAL) {
                 info->launches = pub.launches;
             } else if (!info->warned) {
                 info->warned = true;

@@ -1,4 +1,4 @@
-#include "interpose/predict.h"
+#include "core/predict.h"
 
 #include <sys/mman.h>
 

@@ -3,8 +3,8 @@
  * predicted gap after it. Read without locks on every launch; written by
  * the learner thread alone (fikit_predictor_update) from the measurement
  * store. Fixed capacity: an entry that does not fit is simply unknown. */
-#ifndef FIKIT_INTERPOSE_PREDICT_H
-#define FIKIT_INTERPOSE_PREDICT_H
+#ifndef FIKIT_CORE_PREDICT_H
+#define FIKIT_CORE_PREDICT_H
 
 #include "core/gap.h"
 #include "core/measure.h"

@@ -1,0 +1,108 @@
+#include "core/admit.h"
+
+#include <string.h>
+
+const char *fikit_admit_kind_name(enum fikit_admit_kind k)
+{
+    static const char *const names[] = {"go", "fill", "pace", "recheck", "hold"};
+    return (unsigned)k < 5 ? names[k] : "?";
+}
+
+uint64_t fikit_fill_place(uint64_t now, const struct fikit_fill_rooms *rooms, uint64_t overhead_ns,
+                          uint64_t dur_ns, uint64_t fill_until_ns, uint64_t granted_until_ns,
+                          uint64_t *until)
+{
+    fill_until_ns &= ~FIKIT_FILL_LOCK;
+    uint64_t filled = fill_until_ns > granted_until_ns ? fill_until_ns : granted_until_ns;
+    uint64_t start = filled > now ? filled : now;
+    uint64_t end = fikit_fill_end(rooms, now, filled);
+    if (!fikit_fill_fits(start, end, overhead_ns, dur_ns))
+        return 0;
+    /* Even, so the lock bit stays clear (1 ns later at most). */
+    *until = (start + dur_ns + 1) & ~FIKIT_FILL_LOCK;
+    return end - start;
+}
+
+/* A fill by the client itself: only a measured kernel, under fill, while
+ * fikitd holds nothing (what it holds goes first) and is not deciding. */
+static bool try_fill(const struct fikit_view *v, uint64_t now, uint64_t dur, struct fikit_admit *out)
+{
+    if (!out->rooms.room || !dur || v->policy != FIKIT_POLICY_FILL || v->queued ||
+        (v->fill_until_ns & FIKIT_FILL_LOCK))
+        return false;
+    out->room_ns = fikit_fill_place(now, &out->rooms, v->fill_overhead_ns, dur, v->fill_until_ns,
+                                    v->granted_until_ns, &out->fill_until_ns);
+    if (!out->room_ns)
+        return false;
+    out->kind = FIKIT_ADMIT_FILL;
+    return true;
+}
+
+void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, struct fikit_admit *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = FIKIT_ADMIT_GO;
+    if (!v->running || v->policy == FIKIT_POLICY_PASSTHROUGH || v->level <= 0)
+        return;
+    if (!(v->level_mask & ((1u << v->level) - 1u)))
+        return; /* no higher level has a task here */
+
+    /* The highest active level above, its rooms, and (for beside) how much
+     * slower than its profile it runs. */
+    int top = FIKIT_LEVELS;
+    uint32_t slowdown = 0;
+    for (size_t i = 0; i < v->ntasks; i++) {
+        const struct fikit_admit_task *t = &v->tasks[i];
+        if (t->level >= v->level || t->level > top)
+            continue;
+        struct fikit_gap_pred gap = t->gap;
+        uint64_t busy = t->busy_until_ns;
+        if (t->unreadable) {
+            /* Being written right now: active, busy, its gap unknown. */
+            memset(&gap, 0, sizeof gap);
+            busy = now + 1;
+        } else {
+            uint64_t idle = fikit_idle_threshold(v->idle_learned, v->idle_after_ns, t->idle_after_ns);
+            if (!fikit_task_is_active(t->launches, t->last_launch_ns, t->busy_until_ns, idle, now))
+                continue;
+        }
+        if (t->level < top) {
+            fikit_fill_rooms_init(&out->rooms, v->max_queued_ns);
+            slowdown = 0;
+        }
+        top = t->level;
+        if (v->beside && t->slowdown_ppm > slowdown && t->slowdown_ns + FIKIT_SLOWDOWN_FRESH_NS > now)
+            slowdown = t->slowdown_ppm;
+        fikit_fill_rooms_add(&out->rooms, &gap, busy, now, v->gap_confidence);
+    }
+
+    if (top == FIKIT_LEVELS) {
+        /* Higher levels have tasks, none active: go, but keep the queued
+         * work within max_queued_ns, since a GPU does not take back what it
+         * was given and a high-priority launch would wait behind all of it.
+         * Beside tasks are never paced: the thread cap keeps them apart. */
+        if (!v->beside && v->max_queued_ns && v->own_busy_until_ns > now + v->max_queued_ns) {
+            out->kind = FIKIT_ADMIT_PACE;
+            out->until_ns = v->own_busy_until_ns - v->max_queued_ns;
+        }
+        return;
+    }
+    fikit_fill_rooms_done(&out->rooms);
+
+    if (v->beside) {
+        /* The MPS thread cap, not fikit, keeps a beside task off the SMs
+         * the higher levels need; while the level above runs slower than
+         * beside_max_slowdown allows, it shares only their gaps, looking
+         * again shortly rather than being held (fikitd would keep it for a
+         * gap alone). */
+        bool too_slow = v->beside_max_slowdown_ppm && slowdown > v->beside_max_slowdown_ppm;
+        if (!too_slow || try_fill(v, now, dur_ns, out))
+            return;
+        out->kind = FIKIT_ADMIT_RECHECK;
+        out->until_ns = now + FIKIT_BESIDE_RECHECK_NS;
+        return;
+    }
+    if (try_fill(v, now, dur_ns, out))
+        return;
+    out->kind = FIKIT_ADMIT_HOLD;
+}

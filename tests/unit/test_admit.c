@@ -1,0 +1,221 @@
+/* The client's admission (core/admit.h): each rule of docs/DESIGN.md's
+ * policy that a lower launch decides by itself, driven with explicit time
+ * and snapshots: no higher level, activity and idle thresholds, self-fill
+ * and its fit with substrate cost, what fikitd holds or decides, pacing
+ * with max_queued_us, beside and its slowdown guard, strict. */
+#include "core/admit.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#define US 1000ull
+#define MS 1000000ull
+
+static struct fikit_admit_task T[4];
+static struct fikit_view V;
+static struct fikit_admit A;
+
+/* A level-9 task beside one level-0 service whose kernel ran until busy and
+ * then expects a gap of exactly gap. */
+static void setup(uint64_t last, uint64_t busy, uint64_t gap)
+{
+    memset(T, 0, sizeof T);
+    memset(&V, 0, sizeof V);
+    T[0].level = 0;
+    T[0].launches = 10;
+    T[0].last_launch_ns = last;
+    T[0].busy_until_ns = busy;
+    if (gap)
+        fikit_gap_pred_fixed(&T[0].gap, gap);
+    V.running = true;
+    V.policy = FIKIT_POLICY_FILL;
+    V.level_mask = 1u << 0 | 1u << 9;
+    V.idle_learned = true;
+    V.idle_after_ns = 20 * MS;
+    V.gap_confidence = 0.3;
+    V.max_queued_ns = 100 * US;
+    V.fill_overhead_ns = 20 * US;
+    V.tasks = T;
+    V.ntasks = 1;
+    V.level = 9;
+}
+
+static enum fikit_admit_kind admit(uint64_t now, uint64_t dur)
+{
+    fikit_admit(&V, now, dur, &A);
+    return A.kind;
+}
+
+Test(admit, the_top_level_and_a_lone_task_go_at_once)
+{
+    setup(0, 50 * US, 300 * US);
+    V.level = 0;
+    cr_assert_eq(admit(10 * US, 100 * US), FIKIT_ADMIT_GO, "nothing is above level 0");
+    V.level = 9;
+    V.level_mask = 1u << 9;
+    V.ntasks = 0;
+    cr_assert_eq(admit(10 * US, 100 * US), FIKIT_ADMIT_GO, "no higher level has a task");
+}
+
+Test(admit, no_daemon_or_passthrough_goes)
+{
+    setup(0, 50 * US, 300 * US);
+    V.running = false;
+    cr_assert_eq(admit(10 * US, 100 * US), FIKIT_ADMIT_GO);
+    V.running = true;
+    V.policy = FIKIT_POLICY_PASSTHROUGH;
+    cr_assert_eq(admit(10 * US, 100 * US), FIKIT_ADMIT_GO);
+}
+
+Test(admit, a_busy_higher_level_holds)
+{
+    setup(0, 50 * US, 300 * US);
+    cr_assert_eq(admit(10 * US, 100 * US), FIKIT_ADMIT_HOLD, "no room while its kernel runs");
+}
+
+Test(admit, fills_a_gap_it_fits_with_the_overhead)
+{
+    setup(0, 50 * US, 300 * US);
+    /* At 50 us the gap of 300 us begins: room 300 us (a fixed gap), minus
+     * 20 us of overhead leaves 280 us. */
+    cr_assert_eq(admit(50 * US, 280 * US), FIKIT_ADMIT_FILL);
+    cr_assert_eq(A.room_ns, 300 * US);
+    cr_assert_geq(A.fill_until_ns, 50 * US + 280 * US);
+    cr_assert_eq(A.fill_until_ns & FIKIT_FILL_LOCK, 0, "the lock bit stays clear");
+    cr_assert_eq(admit(50 * US, 281 * US), FIKIT_ADMIT_HOLD, "1 us too long: held for fikitd");
+}
+
+Test(admit, an_unmeasured_kernel_never_fills)
+{
+    setup(0, 50 * US, 300 * US);
+    cr_assert_eq(admit(50 * US, 0), FIKIT_ADMIT_HOLD);
+}
+
+Test(admit, fills_queue_behind_fills_and_grants)
+{
+    setup(0, 50 * US, 300 * US);
+    V.fill_until_ns = 150 * US; /* another client's fill */
+    cr_assert_eq(admit(50 * US, 200 * US), FIKIT_ADMIT_HOLD, "100 us taken: 200 + 20 do not fit in 200");
+    cr_assert_eq(admit(50 * US, 150 * US), FIKIT_ADMIT_FILL, "behind 100 us of fills, 180 us are left");
+    cr_assert_eq(A.fill_until_ns, (150 * US + 150 * US + 1) & ~FIKIT_FILL_LOCK);
+    V.fill_until_ns = 0;
+    V.granted_until_ns = 120 * US;
+    cr_assert_eq(admit(50 * US, 150 * US), FIKIT_ADMIT_FILL);
+    cr_assert_eq(A.fill_until_ns, (120 * US + 150 * US + 1) & ~FIKIT_FILL_LOCK, "behind fikitd's grant");
+}
+
+Test(admit, holds_while_fikitd_holds_or_decides)
+{
+    setup(0, 50 * US, 300 * US);
+    V.queued = 1;
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_HOLD, "what fikitd holds goes first");
+    V.queued = 0;
+    V.fill_until_ns = 40 * US | FIKIT_FILL_LOCK;
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_HOLD, "fikitd is deciding about the gap");
+}
+
+Test(admit, strict_never_fills)
+{
+    setup(0, 50 * US, 300 * US);
+    V.policy = FIKIT_POLICY_STRICT;
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_HOLD);
+}
+
+Test(admit, an_idle_higher_level_lets_it_go_paced)
+{
+    /* The service's longest gap is 1 ms: with auto its threshold is the
+     * 20 ms floor. */
+    setup(0, 50 * US, 300 * US);
+    T[0].idle_after_ns = 1 * MS;
+    cr_assert_eq(admit(50 * US + 20 * MS - 1, 100 * US), FIKIT_ADMIT_HOLD,
+                 "still active, and past the longest gap it knows: no room relied on");
+    cr_assert_eq(admit(50 * US + 20 * MS, 100 * US), FIKIT_ADMIT_GO, "idle: runs freely");
+    /* With 500 us of its own work queued, it sleeps until 100 us are left. */
+    V.own_busy_until_ns = 30 * MS + 500 * US;
+    cr_assert_eq(admit(30 * MS, 100 * US), FIKIT_ADMIT_PACE);
+    cr_assert_eq(A.until_ns, 30 * MS + 400 * US);
+    V.max_queued_ns = 0;
+    cr_assert_eq(admit(30 * MS, 100 * US), FIKIT_ADMIT_GO, "max_queued_us = 0: no bound");
+}
+
+Test(admit, a_learned_long_gap_keeps_the_level_active_twice_as_long)
+{
+    setup(0, 50 * US, 300 * US);
+    T[0].idle_after_ns = 15 * MS;
+    cr_assert_neq(admit(50 * US + 29 * MS, 100 * US), FIKIT_ADMIT_GO, "twice 15 ms: active at 29 ms");
+    cr_assert_eq(admit(50 * US + 30 * MS, 100 * US), FIKIT_ADMIT_GO);
+    V.idle_learned = false;
+    V.idle_after_ns = 5 * MS;
+    cr_assert_eq(admit(50 * US + 5 * MS, 100 * US), FIKIT_ADMIT_GO, "a configured threshold applies as it is");
+}
+
+Test(admit, a_publication_being_written_counts_as_busy)
+{
+    setup(0, 0, 0);
+    T[0].unreadable = true;
+    T[0].launches = 0;
+    cr_assert_eq(admit(50 * US, 10 * US), FIKIT_ADMIT_HOLD);
+}
+
+Test(admit, the_highest_active_level_decides_the_rooms)
+{
+    setup(0, 50 * US, 300 * US);
+    V.level_mask |= 1u << 3;
+    V.ntasks = 2;
+    T[1].level = 3;
+    T[1].launches = 5;
+    T[1].last_launch_ns = 0;
+    T[1].busy_until_ns = 50 * US;
+    fikit_gap_pred_fixed(&T[1].gap, 30 * US);
+    /* Level 3 sits in a 30 us gap, level 0 in a 300 us one: level 0's room. */
+    cr_assert_eq(admit(50 * US, 200 * US), FIKIT_ADMIT_FILL);
+    V.level = 2;
+    V.level_mask |= 1u << 2;
+    cr_assert_eq(admit(50 * US, 200 * US), FIKIT_ADMIT_FILL, "level 3 is below a level-2 task");
+}
+
+Test(admit, beside_goes_unless_the_level_above_runs_too_slow)
+{
+    setup(0, 50 * US, 300 * US);
+    V.beside = true;
+    cr_assert_eq(admit(10 * US, 1 * MS), FIKIT_ADMIT_GO, "the thread cap keeps it apart");
+    V.beside_max_slowdown_ppm = 1100000;
+    T[0].slowdown_ppm = 1200000;
+    T[0].slowdown_ns = 5 * US;
+    cr_assert_eq(admit(10 * US, 1 * MS), FIKIT_ADMIT_RECHECK, "too slow, no room");
+    cr_assert_eq(A.until_ns, 10 * US + FIKIT_BESIDE_RECHECK_NS);
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_FILL, "too slow: shares the gaps");
+    cr_assert_eq(admit(5 * US + FIKIT_SLOWDOWN_FRESH_NS, 1 * MS), FIKIT_ADMIT_GO,
+                 "a slowdown a second old is not acted on");
+    V.own_busy_until_ns = 100 * MS;
+    T[0].idle_after_ns = 0;
+    cr_assert_eq(admit(50 * MS, 1 * MS), FIKIT_ADMIT_GO, "beside is never paced");
+}
+
+Test(admit, beyond_max_queued_only_the_sure_room)
+{
+    /* A gap of spread length: p1 (sure) far below p30 (gap_confidence). */
+    setup(0, 50 * US, 0);
+    struct fikit_gap_pred g = {.q_ns = {10 * US, 20 * US, 40 * US, 100 * US, 400 * US, 800 * US, 1600 * US, 3200 * US}};
+    T[0].gap = g;
+    cr_assert_eq(admit(50 * US, 50 * US), FIKIT_ADMIT_FILL, "nothing queued: the p30 room");
+    V.fill_until_ns = 50 * US + 150 * US; /* 150 us queued: past the 100 us bound */
+    cr_assert_eq(admit(50 * US, 50 * US), FIKIT_ADMIT_HOLD, "past the bound only the sure room, used up");
+}
+
+Test(admit, place_is_the_fit_test_of_grants)
+{
+    struct fikit_fill_rooms r;
+    fikit_fill_rooms_init(&r, 0);
+    struct fikit_gap_pred g;
+    fikit_gap_pred_fixed(&g, 100 * US);
+    fikit_fill_rooms_add(&r, &g, 0, 0, 0.3);
+    fikit_fill_rooms_done(&r);
+    uint64_t until = 0;
+    cr_assert_eq(fikit_fill_place(0, &r, 10 * US, 90 * US, 0, 0, &until), 100 * US);
+    cr_assert_eq(until, 90 * US);
+    cr_assert_eq(fikit_fill_place(0, &r, 10 * US, 91 * US, 0, 0, &until), 0);
+    cr_assert_eq(fikit_fill_place(0, &r, 10 * US, 0, 0, 0, &until), 0, "an unmeasured kernel never fits");
+    cr_assert_eq(fikit_fill_place(0, &r, 0, 40 * US, 60 * US | FIKIT_FILL_LOCK, 0, &until), 40 * US,
+                 "the lock bit is not time");
+}
