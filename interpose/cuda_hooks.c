@@ -5,17 +5,15 @@
  * libcudart, and with it cuBLAS, cuDNN and PyTorch, reach the driver. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include "backends/cuda/cuda_backend.h"
-#include "interpose/gate.h"
 #include "interpose/hooks.h"
-#include "interpose/ptrmap.h"
-#include "interpose/selftime.h"
+#include "interpose/launch.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LIBCUDA "libcuda.so.1"
+static const char *const libcuda[] = {"libcuda.so.1", NULL};
 #define EXPORT __attribute__((visibility("default")))
 
 enum {
@@ -64,31 +62,30 @@ EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream, CUgraph, cons
 EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream, CUgraph *);
 EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream, CUgraph *);
 
+#define HOOK(name, fn) {name, (void *)(fn), NULL, libcuda}
+
 static struct fikit_hook hooks[H_COUNT + 1] = {
-    [H_LAUNCH] = {"cuLaunchKernel", (void *)cuLaunchKernel, NULL, LIBCUDA},
-    [H_LAUNCH_PTSZ] = {"cuLaunchKernel_ptsz", (void *)cuLaunchKernel_ptsz, NULL, LIBCUDA},
-    [H_LAUNCH_EX] = {"cuLaunchKernelEx", (void *)cuLaunchKernelEx, NULL, LIBCUDA},
-    [H_LAUNCH_EX_PTSZ] = {"cuLaunchKernelEx_ptsz", (void *)cuLaunchKernelEx_ptsz, NULL, LIBCUDA},
-    [H_COOP] = {"cuLaunchCooperativeKernel", (void *)cuLaunchCooperativeKernel, NULL, LIBCUDA},
-    [H_COOP_PTSZ] = {"cuLaunchCooperativeKernel_ptsz", (void *)cuLaunchCooperativeKernel_ptsz, NULL,
-                     LIBCUDA},
-    [H_GRAPH] = {"cuGraphLaunch", (void *)cuGraphLaunch, NULL, LIBCUDA},
-    [H_GRAPH_PTSZ] = {"cuGraphLaunch_ptsz", (void *)cuGraphLaunch_ptsz, NULL, LIBCUDA},
-    [H_GPA] = {"cuGetProcAddress", (void *)cuGetProcAddress, NULL, LIBCUDA},
-    [H_GPA_V2] = {"cuGetProcAddress_v2", (void *)cuGetProcAddress_v2, NULL, LIBCUDA},
-    [H_GPA_V2_PTSZ] = {"cuGetProcAddress_v2_ptsz", (void *)cuGetProcAddress_v2_ptsz, NULL, LIBCUDA},
-    [H_MODULE_UNLOAD] = {"cuModuleUnload", (void *)cuModuleUnload, NULL, LIBCUDA},
-    [H_LIBRARY_UNLOAD] = {"cuLibraryUnload", (void *)cuLibraryUnload, NULL, LIBCUDA},
-    [H_CAP_V1] = {"cuStreamBeginCapture", (void *)cuStreamBeginCapture, NULL, LIBCUDA},
-    [H_CAP_V1_PTSZ] = {"cuStreamBeginCapture_ptsz", (void *)cuStreamBeginCapture_ptsz, NULL, LIBCUDA},
-    [H_CAP_V2] = {"cuStreamBeginCapture_v2", (void *)cuStreamBeginCapture_v2, NULL, LIBCUDA},
-    [H_CAP_V2_PTSZ] = {"cuStreamBeginCapture_v2_ptsz", (void *)cuStreamBeginCapture_v2_ptsz, NULL,
-                       LIBCUDA},
-    [H_CAP_GRAPH] = {"cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph, NULL, LIBCUDA},
-    [H_CAP_GRAPH_PTSZ] = {"cuStreamBeginCaptureToGraph_ptsz", (void *)cuStreamBeginCaptureToGraph_ptsz,
-                          NULL, LIBCUDA},
-    [H_CAP_END] = {"cuStreamEndCapture", (void *)cuStreamEndCapture, NULL, LIBCUDA},
-    [H_CAP_END_PTSZ] = {"cuStreamEndCapture_ptsz", (void *)cuStreamEndCapture_ptsz, NULL, LIBCUDA},
+    [H_LAUNCH] = HOOK("cuLaunchKernel", cuLaunchKernel),
+    [H_LAUNCH_PTSZ] = HOOK("cuLaunchKernel_ptsz", cuLaunchKernel_ptsz),
+    [H_LAUNCH_EX] = HOOK("cuLaunchKernelEx", cuLaunchKernelEx),
+    [H_LAUNCH_EX_PTSZ] = HOOK("cuLaunchKernelEx_ptsz", cuLaunchKernelEx_ptsz),
+    [H_COOP] = HOOK("cuLaunchCooperativeKernel", cuLaunchCooperativeKernel),
+    [H_COOP_PTSZ] = HOOK("cuLaunchCooperativeKernel_ptsz", cuLaunchCooperativeKernel_ptsz),
+    [H_GRAPH] = HOOK("cuGraphLaunch", cuGraphLaunch),
+    [H_GRAPH_PTSZ] = HOOK("cuGraphLaunch_ptsz", cuGraphLaunch_ptsz),
+    [H_GPA] = HOOK("cuGetProcAddress", cuGetProcAddress),
+    [H_GPA_V2] = HOOK("cuGetProcAddress_v2", cuGetProcAddress_v2),
+    [H_GPA_V2_PTSZ] = HOOK("cuGetProcAddress_v2_ptsz", cuGetProcAddress_v2_ptsz),
+    [H_MODULE_UNLOAD] = HOOK("cuModuleUnload", cuModuleUnload),
+    [H_LIBRARY_UNLOAD] = HOOK("cuLibraryUnload", cuLibraryUnload),
+    [H_CAP_V1] = HOOK("cuStreamBeginCapture", cuStreamBeginCapture),
+    [H_CAP_V1_PTSZ] = HOOK("cuStreamBeginCapture_ptsz", cuStreamBeginCapture_ptsz),
+    [H_CAP_V2] = HOOK("cuStreamBeginCapture_v2", cuStreamBeginCapture_v2),
+    [H_CAP_V2_PTSZ] = HOOK("cuStreamBeginCapture_v2_ptsz", cuStreamBeginCapture_v2_ptsz),
+    [H_CAP_GRAPH] = HOOK("cuStreamBeginCaptureToGraph", cuStreamBeginCaptureToGraph),
+    [H_CAP_GRAPH_PTSZ] = HOOK("cuStreamBeginCaptureToGraph_ptsz", cuStreamBeginCaptureToGraph_ptsz),
+    [H_CAP_END] = HOOK("cuStreamEndCapture", cuStreamEndCapture),
+    [H_CAP_END_PTSZ] = HOOK("cuStreamEndCapture_ptsz", cuStreamEndCapture_ptsz),
     [H_COUNT] = {NULL, NULL, NULL, NULL},
 };
 
@@ -118,28 +115,31 @@ typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, 
                             unsigned, CUstream, void **);
 typedef CUresult (*graph_fn)(CUgraphExec, CUstream);
 
-/* Describes and gates one launch around CALL; falls back to CALL alone when
- * CUDA is not scheduled or there is no current context. */
-#define GATED(ptsz, f, stream, grid, block, shmem, name, CALL)                                     \
-    do {                                                                                           \
-        uint64_t t0_ = fikit_selftime_now();                                                       \
-        struct fikit_launch_desc l_;                                                               \
-        if (!fikit_client_wants(FIKIT_BACKEND_CUDA))                                               \
-            return CALL;                                                                           \
-        driver_ready();                                                                            \
-        if (!fikit_cuda_describe(&l_, (void *)(f), (stream), (ptsz), (grid), (block), (shmem),     \
-                                 (name)))                                                          \
-            return CALL;                                                                           \
-        struct fikit_gate g_;                                                                      \
-        fikit_gate_enter(&g_, &fikit_cuda_ops, &l_);                                               \
-        uint64_t t1_ = fikit_selftime_now();                                                       \
-        CUresult r_ = CALL;                                                                        \
-        uint64_t t2_ = fikit_selftime_now();                                                       \
-        fikit_gate_exit(&g_, &l_, r_ == CUDA_SUCCESS);                                             \
-        if (fikit_client.selftime_on)                                                              \
-            fikit_selftime_record(t0_, t1_, t2_, fikit_now_ns());                                  \
-        return r_;                                                                                 \
-    } while (0)
+/* A graph launch is one unit, named by the order of its first launch. */
+static struct fikit_graph_names graph_names = FIKIT_GRAPH_NAMES_INIT("cuda-graph");
+
+/* Describes one launch into x and enters the gate; false when CUDA is not
+ * scheduled or there is no current context: the hook then makes the real
+ * call alone. graph: f is a graph, named only once it is to be gated. */
+static bool begin(struct fikit_launch *x, bool ptsz, void *f, CUstream s, const unsigned grid[3],
+                  const unsigned block[3], unsigned shmem, bool graph)
+{
+    fikit_launch_start(x);
+    if (!fikit_client_wants(FIKIT_BACKEND_CUDA))
+        return false;
+    driver_ready();
+    const char *name = graph ? fikit_graph_name(&graph_names, f) : NULL;
+    if (!fikit_cuda_describe(&x->desc, f, s, ptsz, grid, block, shmem, name))
+        return false;
+    fikit_launch_begin(x, &fikit_cuda_ops);
+    return true;
+}
+
+static CUresult end(struct fikit_launch *x, CUresult r)
+{
+    fikit_launch_end(x, r == CUDA_SUCCESS);
+    return r;
+}
 
 static CUresult launch(int id, bool ptsz, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                        unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s,
@@ -149,8 +149,10 @@ static CUresult launch(int id, bool ptsz, CUfunction f, unsigned gx, unsigned gy
     if (!real)
         return CUDA_ERROR_NOT_FOUND;
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    GATED(ptsz, f, s, grid, block, shmem, NULL,
-          real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
+    struct fikit_launch x;
+    if (!begin(&x, ptsz, (void *)f, s, grid, block, shmem, false))
+        return real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
+    return end(&x, real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
 }
 
 EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -177,7 +179,10 @@ static CUresult launch_ex(int id, bool ptsz, const CUlaunchConfig *c, CUfunction
         return real(c, f, params, extra);
     const unsigned grid[3] = {c->gridDimX, c->gridDimY, c->gridDimZ};
     const unsigned block[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
-    GATED(ptsz, f, c->hStream, grid, block, c->sharedMemBytes, NULL, real(c, f, params, extra));
+    struct fikit_launch x;
+    if (!begin(&x, ptsz, (void *)f, c->hStream, grid, block, c->sharedMemBytes, false))
+        return real(c, f, params, extra);
+    return end(&x, real(c, f, params, extra));
 }
 
 EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params,
@@ -199,7 +204,10 @@ static CUresult coop(int id, bool ptsz, CUfunction f, unsigned gx, unsigned gy, 
     if (!real)
         return CUDA_ERROR_NOT_FOUND;
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    GATED(ptsz, f, s, grid, block, shmem, NULL, real(f, gx, gy, gz, bx, by, bz, shmem, s, params));
+    struct fikit_launch x;
+    if (!begin(&x, ptsz, (void *)f, s, grid, block, shmem, false))
+        return real(f, gx, gy, gz, bx, by, bz, shmem, s, params);
+    return end(&x, real(f, gx, gy, gz, bx, by, bz, shmem, s, params));
 }
 
 EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -217,30 +225,15 @@ EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx
     return coop(H_COOP_PTSZ, true, f, gx, gy, gz, bx, by, bz, shmem, s, params);
 }
 
-/* A graph launch is one unit: named by the order in which this process
- * first launched it (its handle differs between runs; the order does not). */
-static struct fikit_ptrmap graph_names = FIKIT_PTRMAP_INIT;
-static _Atomic unsigned graph_count;
-
-static const char *graph_name(CUgraphExec exec)
-{
-    const char *n = fikit_ptrmap_get(&graph_names, exec);
-    if (n)
-        return n;
-    char buf[40];
-    snprintf(buf, sizeof buf, "cuda-graph-%u", atomic_fetch_add(&graph_count, 1) + 1);
-    char *copy = strdup(buf);
-    if (copy && fikit_ptrmap_put(&graph_names, exec, copy) != 0)
-        return copy; /* uncached, still named */
-    return copy ? copy : "cuda-graph";
-}
-
 static CUresult graph(int id, bool ptsz, CUgraphExec exec, CUstream s)
 {
     graph_fn real = REAL(id, graph_fn);
     if (!real)
         return CUDA_ERROR_NOT_FOUND;
-    GATED(ptsz, exec, s, NULL, NULL, 0, graph_name(exec), real(exec, s));
+    struct fikit_launch x;
+    if (!begin(&x, ptsz, (void *)exec, s, NULL, NULL, 0, true))
+        return real(exec, s);
+    return end(&x, real(exec, s));
 }
 
 EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream s) { return graph(H_GRAPH, false, exec, s); }
@@ -254,17 +247,13 @@ EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
 EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule m)
 {
     CUresult (*real)(CUmodule) = REAL(H_MODULE_UNLOAD, CUresult(*)(CUmodule));
-    CUresult r = real ? real(m) : CUDA_ERROR_NOT_FOUND;
-    fikit_gate_forget_all_kernels();
-    return r;
+    return fikit_unloaded(real ? real(m) : CUDA_ERROR_NOT_FOUND);
 }
 
 EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary lib)
 {
     CUresult (*real)(CUlibrary) = REAL(H_LIBRARY_UNLOAD, CUresult(*)(CUlibrary));
-    CUresult r = real ? real(lib) : CUDA_ERROR_NOT_FOUND;
-    fikit_gate_forget_all_kernels();
-    return r;
+    return fikit_unloaded(real ? real(lib) : CUDA_ERROR_NOT_FOUND);
 }
 
 /* ------------------------------------------------------ stream capture */
@@ -379,19 +368,9 @@ static int hook_for(const char *symbol, int version, cuuint64_t flags)
  * fikit's wrapper of exactly that variant, which calls real. */
 static void answer(const char *symbol, void **pfn, int version, cuuint64_t flags)
 {
-    if (!pfn || !*pfn)
-        return;
-    int id = hook_for(symbol, version, flags);
-    if (id < 0)
-        return;
-    /* A driver that takes its own entry's address through the symbol table
-     * hands back fikit's wrapper (LD_PRELOAD comes first): never take that
-     * for the real function, or the wrapper would call itself. */
-    if (*pfn != hooks[id].wrapper) {
-        void *expected = NULL;
-        atomic_compare_exchange_strong(&hooks[id].real, &expected, *pfn);
-        *pfn = hooks[id].wrapper;
-    }
+    int id = pfn && *pfn ? hook_for(symbol, version, flags) : -1;
+    if (id >= 0)
+        fikit_hook_take(&hooks[id], pfn);
 }
 
 typedef CUresult (*gpa_v1_fn)(const char *, void **, int, cuuint64_t);

@@ -15,10 +15,8 @@
  * hipExtModuleLaunchKernel and hipHccModuleLaunchKernel. */
 #include "backends/hip/hip_backend.h"
 #include "core/log.h"
-#include "interpose/gate.h"
 #include "interpose/hooks.h"
-#include "interpose/ptrmap.h"
-#include "interpose/selftime.h"
+#include "interpose/launch.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -118,7 +116,7 @@ EXPORT hipError_t w_hipStreamBeginCaptureToGraph(hipStream_t, hipGraph_t, const 
 EXPORT hipError_t hipStreamEndCapture(hipStream_t, hipGraph_t *);
 EXPORT hipError_t w_hipStreamEndCapture_spt(hipStream_t, hipGraph_t *) AS("hipStreamEndCapture_spt");
 
-#define HOOK(id, name, fn) [id] = {name, (void *)(fn), NULL, NULL}
+#define HOOK(id, name, fn) [id] = {name, (void *)(fn), NULL, fikit_hip_sonames}
 
 static struct fikit_hook hooks[H_COUNT + 1] = {
     HOOK(H_LAUNCH, "hipLaunchKernel", hipLaunchKernel),
@@ -163,27 +161,7 @@ __attribute__((constructor)) static void register_hip_hooks(void) { fikit_hooks_
 /* The real function behind hook id: the next definition after libfikit.so
  * (RTLD_NEXT), what the program's own lookups answered, or, when the program
  * holds libamdhip64 in a local scope, the loaded libamdhip64's own. */
-static void *real_of(int id)
-{
-    struct fikit_hook *h = &hooks[id];
-    void *r = fikit_hook_real(h);
-    if (r)
-        return r;
-    static const char *const sonames[] = {"libamdhip64.so.7", "libamdhip64.so.6",
-                                          "libamdhip64.so.5", "libamdhip64.so"};
-    for (size_t i = 0; i < sizeof sonames / sizeof sonames[0] && !r; i++) {
-        void *lib = dlopen(sonames[i], RTLD_LAZY | RTLD_NOLOAD);
-        if (lib) {
-            r = fikit_real_dlsym(lib, h->name);
-            dlclose(lib);
-        }
-    }
-    if (!r || r == h->wrapper)
-        return NULL;
-    void *expected = NULL;
-    atomic_compare_exchange_strong(&h->real, &expected, r);
-    return atomic_load(&h->real);
-}
+static void *real_of(int id) { return fikit_hook_real(&hooks[id]); }
 
 #define REAL(id, type) ((type)real_of(id))
 
@@ -243,28 +221,39 @@ static _Thread_local unsigned in_launch;
         return p_;                                                                                 \
     } while (0)
 
-/* Describes and gates one launch around CALL; falls back to CALL alone when
- * HIP is not scheduled, the launch is nested in another, or no device can
- * be named for it (the runtime then reports what is wrong, unchanged). */
-#define GATED(real, kind, k, stream, spt, grid, block, shmem, name, CALL)                          \
+/* A graph launch is one unit, named by the order of its first launch. */
+static struct fikit_graph_names graph_names = FIKIT_GRAPH_NAMES_INIT("hip-graph");
+
+/* Describes one launch into x and enters the gate; false when HIP is not
+ * scheduled, the launch is nested in another, or no device can be named for
+ * it (the runtime then reports what is wrong, unchanged). A graph
+ * (FIKIT_HIP_NAMED) is named only once it is to be gated. */
+static bool begin(struct fikit_launch *x, void *real, enum fikit_hip_kernel_kind kind, const void *k,
+                  hipStream_t s, bool spt, const unsigned grid[3], const unsigned block[3],
+                  size_t shmem)
+{
+    fikit_launch_start(x);
+    if (in_launch || !fikit_client_wants(FIKIT_BACKEND_HIP) || !runtime_ready(real))
+        return false;
+    const char *name = kind == FIKIT_HIP_NAMED ? fikit_graph_name(&graph_names, k) : NULL;
+    if (!fikit_hip_describe(&x->desc, kind, k, s, spt, grid, block, shmem, name))
+        return false;
+    fikit_launch_begin(x, &fikit_hip_ops);
+    return true;
+}
+
+/* Gates one launch around CALL, or makes CALL alone where begin() says so;
+ * the runtime's calls from inside CALL are part of it either way. */
+#define GATED(real, kind, k, stream, spt, grid, block, shmem, CALL)                                \
     do {                                                                                           \
-        uint64_t t0_ = fikit_selftime_now();                                                       \
-        struct fikit_launch_desc l_;                                                               \
-        if (in_launch || !fikit_client_wants(FIKIT_BACKEND_HIP) || !runtime_ready((void *)(real)))  \
+        struct fikit_launch x_;                                                                    \
+        if (!begin(&x_, (void *)(real), (kind), (const void *)(k), (stream), (spt), (grid),        \
+                   (block), (shmem)))                                                              \
             PASS(CALL);                                                                            \
-        if (!fikit_hip_describe(&l_, (kind), (const void *)(k), (stream), (spt), (grid), (block),  \
-                                (shmem), (name)))                                                  \
-            PASS(CALL);                                                                            \
-        struct fikit_gate g_;                                                                      \
-        fikit_gate_enter(&g_, &fikit_hip_ops, &l_);                                                \
-        uint64_t t1_ = fikit_selftime_now();                                                       \
         in_launch++;                                                                               \
         hipError_t r_ = CALL;                                                                      \
         in_launch--;                                                                               \
-        uint64_t t2_ = fikit_selftime_now();                                                       \
-        fikit_gate_exit(&g_, &l_, r_ == hipSuccess);                                               \
-        if (fikit_client.selftime_on)                                                              \
-            fikit_selftime_record(t0_, t1_, t2_, fikit_now_ns());                                  \
+        fikit_launch_end(&x_, r_ == hipSuccess);                                                   \
         return r_;                                                                                 \
     } while (0)
 
@@ -280,7 +269,7 @@ static hipError_t launch(int id, bool spt, const void *f, dim3 g, dim3 b, void *
     if (!real)
         return hipErrorNotFound;
     const unsigned grid[3] = DIMS(g), block[3] = DIMS(b);
-    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, spt, grid, block, shmem, NULL,
+    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, spt, grid, block, shmem,
           real(f, g, b, args, shmem, s));
 }
 
@@ -306,7 +295,7 @@ EXPORT hipError_t hipExtLaunchKernel(const void *f, dim3 g, dim3 b, void **args,
     if (!real)
         return hipErrorNotFound;
     const unsigned grid[3] = DIMS(g), block[3] = DIMS(b);
-    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, false, grid, block, shmem, NULL,
+    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, false, grid, block, shmem,
           real(f, g, b, args, shmem, s, start, stop, flags));
 }
 
@@ -319,7 +308,7 @@ static hipError_t coop(int id, bool spt, const void *f, dim3 g, dim3 b, void **a
     if (!real)
         return hipErrorNotFound;
     const unsigned grid[3] = DIMS(g), block[3] = DIMS(b);
-    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, spt, grid, block, shmem, NULL,
+    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, spt, grid, block, shmem,
           real(f, g, b, args, shmem, s));
 }
 
@@ -416,7 +405,7 @@ EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsign
     if (!real)
         return hipErrorNotFound;
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem, NULL,
+    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem,
           real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
 }
 
@@ -434,7 +423,7 @@ EXPORT hipError_t w_hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned i
     if (!real)
         return hipErrorNotFound;
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem, NULL,
+    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem,
           real(f, gx, gy, gz, bx, by, bz, shmem, s, params));
 }
 
@@ -482,7 +471,7 @@ static hipError_t ext_module(int id, hipFunction_t f, uint32_t gx, uint32_t gy, 
         return hipErrorNotFound;
     const unsigned grid[3] = {blocks_of(gx, lx), blocks_of(gy, ly), blocks_of(gz, lz)};
     const unsigned block[3] = {lx, ly, lz};
-    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem, NULL,
+    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem,
           real(f, gx, gy, gz, lx, ly, lz, shmem, s, params, extra, start, stop, flags));
 }
 
@@ -518,7 +507,7 @@ static hipError_t hcc_module(int id, hipFunction_t f, uint32_t gx, uint32_t gy, 
         return hipErrorNotFound;
     const unsigned grid[3] = {blocks_of(gx, lx), blocks_of(gy, ly), blocks_of(gz, lz)};
     const unsigned block[3] = {lx, ly, lz};
-    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem, NULL,
+    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem,
           real(f, gx, gy, gz, lx, ly, lz, shmem, s, params, extra, start, stop));
 }
 
@@ -551,7 +540,7 @@ EXPORT hipError_t w_hipLaunchKernelExC(const struct fikit_hip_launch_config *c, 
         return real(c, f, args);
     const unsigned grid[3] = DIMS(c->gridDim), block[3] = DIMS(c->blockDim);
     GATED(real, FIKIT_HIP_HOST_FUNCTION, f, c->stream, false, grid, block, c->dynamicSmemBytes,
-          NULL, real(c, f, args));
+          real(c, f, args));
 }
 
 typedef hipError_t (*drv_launch_ex_fn)(const struct fikit_hip_drv_launch_config *, hipFunction_t,
@@ -567,7 +556,7 @@ EXPORT hipError_t w_hipDrvLaunchKernelEx(const struct fikit_hip_drv_launch_confi
         return real(c, f, params, extra);
     const unsigned grid[3] = {c->gridDimX, c->gridDimY, c->gridDimZ};
     const unsigned block[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
-    GATED(real, FIKIT_HIP_FUNCTION, f, c->hStream, false, grid, block, c->sharedMemBytes, NULL,
+    GATED(real, FIKIT_HIP_FUNCTION, f, c->hStream, false, grid, block, c->sharedMemBytes,
           real(c, f, params, extra));
 }
 
@@ -619,25 +608,7 @@ EXPORT hipError_t hipLaunchByPtr(const void *f)
         shmem = configs[nconfigs].shmem;
         s = configs[nconfigs].stream;
     }
-    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, false, grid, block, shmem, NULL, real(f));
-}
-
-/* A graph launch is one unit: named by the order in which this process
- * first launched it (its handle differs between runs; the order does not). */
-static struct fikit_ptrmap graph_names = FIKIT_PTRMAP_INIT;
-static _Atomic unsigned graph_count;
-
-static const char *graph_name(hipGraphExec_t exec)
-{
-    const char *n = fikit_ptrmap_get(&graph_names, exec);
-    if (n)
-        return n;
-    char buf[40];
-    snprintf(buf, sizeof buf, "hip-graph-%u", atomic_fetch_add(&graph_count, 1) + 1);
-    char *copy = strdup(buf);
-    if (copy && fikit_ptrmap_put(&graph_names, exec, copy) != 0)
-        return copy; /* uncached, still named */
-    return copy ? copy : "hip-graph";
+    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, false, grid, block, shmem, real(f));
 }
 
 typedef hipError_t (*graph_fn)(hipGraphExec_t, hipStream_t);
@@ -647,8 +618,7 @@ static hipError_t graph(int id, bool spt, hipGraphExec_t exec, hipStream_t s)
     graph_fn real = REAL(id, graph_fn);
     if (!real)
         return hipErrorNotFound;
-    /* graph_name() runs only once the launch is to be gated. */
-    GATED(real, FIKIT_HIP_NAMED, exec, s, spt, NULL, NULL, 0, graph_name(exec), real(exec, s));
+    GATED(real, FIKIT_HIP_NAMED, exec, s, spt, NULL, NULL, 0, real(exec, s));
 }
 
 EXPORT hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t s) { return graph(H_GRAPH, false, exec, s); }
@@ -662,17 +632,13 @@ EXPORT hipError_t w_hipGraphLaunch_spt(hipGraphExec_t exec, hipStream_t s)
 EXPORT hipError_t hipModuleUnload(hipModule_t m)
 {
     hipError_t (*real)(hipModule_t) = REAL(H_MODULE_UNLOAD, hipError_t(*)(hipModule_t));
-    hipError_t r = real ? real(m) : hipErrorNotFound;
-    fikit_gate_forget_all_kernels();
-    return r;
+    return fikit_unloaded(real ? real(m) : hipErrorNotFound);
 }
 
 EXPORT hipError_t w_hipLibraryUnload(void *lib)
 {
     hipError_t (*real)(void *) = REAL(H_LIBRARY_UNLOAD, hipError_t(*)(void *));
-    hipError_t r = real ? real(lib) : hipErrorNotFound;
-    fikit_gate_forget_all_kernels();
-    return r;
+    return fikit_unloaded(real ? real(lib) : hipErrorNotFound);
 }
 
 /* ------------------------------------------------------ stream capture */
@@ -731,24 +697,6 @@ EXPORT hipError_t w_hipStreamEndCapture_spt(hipStream_t s, hipGraph_t *g)
 
 /* -------------------------------------------- hipGetProcAddress & co. */
 
-static bool is_wrapper(const void *p)
-{
-    for (int i = 0; i < H_COUNT; i++)
-        if (hooks[i].wrapper == p)
-            return true;
-    return false;
-}
-
-static struct fikit_hook *hook_named(const char *name)
-{
-    if (!name)
-        return NULL;
-    for (int i = 0; i < H_COUNT; i++)
-        if (strcmp(hooks[i].name, name) == 0)
-            return &hooks[i];
-    return NULL;
-}
-
 /* The runtime answered *pfn for symbol: the program gets fikit's wrapper of
  * the entry point that *pfn is. Which one that is (the _spt variant or not,
  * the C or the C++ name) is read from the runtime's own symbol table; the
@@ -760,19 +708,15 @@ static void answer(const char *symbol, void **pfn)
     /* A runtime that looks its entries up with dlsym gets fikit's wrappers
      * already (hooks.c): never take a wrapper for the real function, or it
      * would call itself. */
-    if (is_wrapper(*pfn))
+    if (fikit_hook_is_wrapper(hooks, *pfn))
         return;
     Dl_info info;
     struct fikit_hook *h = NULL;
     if (dladdr(*pfn, &info) && info.dli_sname && info.dli_saddr == *pfn)
-        h = hook_named(info.dli_sname);
+        h = fikit_hook_in(hooks, info.dli_sname);
     if (!h)
-        h = hook_named(symbol);
-    if (!h)
-        return;
-    void *expected = NULL;
-    atomic_compare_exchange_strong(&h->real, &expected, *pfn);
-    *pfn = h->wrapper;
+        h = fikit_hook_in(hooks, symbol);
+    fikit_hook_take(h, pfn);
 }
 
 typedef hipError_t (*gpa_fn)(const char *, void **, int, uint64_t, fikit_hip_query_result *);

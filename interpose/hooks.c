@@ -43,18 +43,48 @@ NO_SANITIZE struct fikit_hook *fikit_hook_find(const char *name)
     return NULL;
 }
 
+/* Remembers real as h's real function unless it is h's wrapper; returns
+ * the wrapper. The first implementation found is the one the wrapper calls:
+ * a symbol name fixes the ABI, so any implementation of it will do. */
+NO_SANITIZE static void *take(struct fikit_hook *h, void *real)
+{
+    if (real != h->wrapper) {
+        void *expected = NULL;
+        atomic_compare_exchange_strong(&h->real, &expected, real);
+    }
+    return h->wrapper;
+}
+
 NO_SANITIZE void *fikit_hook_answer(const char *name, void *real)
 {
     struct fikit_hook *h = fikit_hook_find(name);
     if (!h || !real)
         return real;
-    if (real == h->wrapper)
-        return real; /* asked of ourselves */
-    /* The first implementation found is the one the wrapper calls: a
-     * symbol name fixes the ABI, so any implementation of it will do. */
-    void *expected = NULL;
-    atomic_compare_exchange_strong(&h->real, &expected, real);
-    return h->wrapper;
+    return take(h, real); /* real == wrapper: asked of ourselves */
+}
+
+void fikit_hook_take(struct fikit_hook *h, void **pfn)
+{
+    if (h && pfn && *pfn)
+        *pfn = take(h, *pfn);
+}
+
+struct fikit_hook *fikit_hook_in(struct fikit_hook *table, const char *name)
+{
+    if (!name)
+        return NULL;
+    for (struct fikit_hook *h = table; h->name; h++)
+        if (strcmp(h->name, name) == 0)
+            return h;
+    return NULL;
+}
+
+bool fikit_hook_is_wrapper(const struct fikit_hook *table, const void *p)
+{
+    for (const struct fikit_hook *h = table; h->name; h++)
+        if (h->wrapper == p)
+            return true;
+    return false;
 }
 
 /* --------------------------------------------------------------- dlsym */
@@ -85,15 +115,17 @@ void *fikit_hook_real(struct fikit_hook *h)
     if (r)
         return r;
     r = fikit_real_dlsym(RTLD_NEXT, h->name);
-    if (!r && h->library) {
-        void *lib = dlopen(h->library, RTLD_LAZY | RTLD_NOLOAD);
+    if (r == h->wrapper)
+        r = NULL;
+    for (const char *const *l = h->libraries; !r && l && *l; l++) {
+        void *lib = dlopen(*l, RTLD_LAZY | RTLD_NOLOAD);
         if (lib) {
             r = fikit_real_dlsym(lib, h->name);
             dlclose(lib);
         }
+        if (r == h->wrapper)
+            r = NULL;
     }
-    if (r == h->wrapper)
-        r = NULL;
     if (r) {
         void *expected = NULL;
         atomic_compare_exchange_strong(&h->real, &expected, r);

@@ -7,9 +7,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include "backends/opencl/opencl_backend.h"
 #include "core/log.h"
-#include "interpose/gate.h"
-#include "interpose/ptrmap.h"
-#include "interpose/selftime.h"
+#include "interpose/launch.h"
 
 #include <CL/cl_layer.h>
 #include <dlfcn.h>
@@ -167,74 +165,6 @@ static cl_int CL_API_CALL fikit_clReleaseKernel(cl_kernel k)
 
 static uint32_t clamp32(size_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
 
-/* Describes an enqueue; returns false if the queue is unknown to the driver
- * (the real call then reports the error). */
-static bool describe(struct fikit_launch_desc *l, cl_command_queue q, void *kernel, cl_uint dim,
-                     const size_t *gws, const size_t *lws)
-{
-    memset(l, 0, sizeof *l);
-    const struct queue_info *qi = queue_of(q);
-    if (!qi)
-        return false;
-    l->backend = FIKIT_BACKEND_OPENCL;
-    l->device = qi->device;
-    l->kernel = kernel;
-    l->stream = q;
-    for (cl_uint i = 0; i < 3; i++) {
-        l->grid[i] = i < dim && gws ? clamp32(gws[i]) : 1;
-        l->block[i] = i < dim && lws ? clamp32(lws[i]) : 0;
-    }
-    return true;
-}
-
-/* Runs an enqueue through the gate. The enqueue is given an event when the
- * launch is timed and the program did not ask for one; the program's own
- * event is retained for as long as fikit reads it. */
-#define GATED_ENQUEUE(t0, l, event, CALL)                                                          \
-    do {                                                                                           \
-        struct fikit_gate g;                                                                       \
-        fikit_gate_enter(&g, &fikit_opencl_ops, &(l));                                             \
-        cl_event own = NULL;                                                                       \
-        cl_event *evp = (event);                                                                   \
-        if (g.marker_ok && !evp)                                                                   \
-            evp = &own;                                                                            \
-        uint64_t t1_ = fikit_selftime_now();                                                       \
-        cl_int rc_ = CALL;                                                                         \
-        uint64_t t2_ = fikit_selftime_now();                                                       \
-        if (rc_ == CL_SUCCESS && g.marker_ok) {                                                    \
-            (l).launch_event = *evp;                                                               \
-            if (evp == (event))                                                                    \
-                next->clRetainEvent(*evp);                                                         \
-        }                                                                                          \
-        fikit_gate_exit(&g, &(l), rc_ == CL_SUCCESS);                                              \
-        if (fikit_client.selftime_on)                                                              \
-            fikit_selftime_record((t0), t1_, t2_, fikit_now_ns());                                 \
-        return rc_;                                                                                \
-    } while (0)
-
-static cl_int CL_API_CALL fikit_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
-                                                       const size_t *off, const size_t *gws,
-                                                       const size_t *lws, cl_uint nwait,
-                                                       const cl_event *wait, cl_event *event)
-{
-    uint64_t t0 = fikit_selftime_now();
-    struct fikit_launch_desc l;
-    if (!describe(&l, q, k, dim, gws, lws))
-        return next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, event);
-    GATED_ENQUEUE(t0, l, event, next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, evp));
-}
-
-static cl_int CL_API_CALL fikit_clEnqueueTask(cl_command_queue q, cl_kernel k, cl_uint nwait,
-                                              const cl_event *wait, cl_event *event)
-{
-    uint64_t t0 = fikit_selftime_now();
-    struct fikit_launch_desc l;
-    size_t one = 1;
-    if (!describe(&l, q, k, 1, &one, &one))
-        return next->clEnqueueTask(q, k, nwait, wait, event);
-    GATED_ENQUEUE(t0, l, event, next->clEnqueueTask(q, k, nwait, wait, evp));
-}
-
 /* A host function run by the device is named by its symbol, which is the
  * same in every run, unlike its address. The name is kept per function for
  * the life of the process: a timed launch's name is read later by the
@@ -265,20 +195,89 @@ static const char *native_name(void (CL_CALLBACK *fn)(void *))
     return name;
 }
 
+/* Describes an enqueue into x and enters the gate; false if the queue is
+ * unknown to the driver (the real call then reports the error). native: the
+ * host function of a native kernel, which names the launch. */
+static bool begin(struct fikit_launch *x, cl_command_queue q, void *kernel, cl_uint dim,
+                  const size_t *gws, const size_t *lws, void(CL_CALLBACK *native)(void *))
+{
+    fikit_launch_start(x);
+    struct fikit_launch_desc *l = &x->desc;
+    memset(l, 0, sizeof *l);
+    const struct queue_info *qi = queue_of(q);
+    if (!qi)
+        return false;
+    l->backend = FIKIT_BACKEND_OPENCL;
+    l->device = qi->device;
+    l->kernel = kernel;
+    l->stream = q;
+    for (cl_uint i = 0; i < 3; i++) {
+        l->grid[i] = i < dim && gws ? clamp32(gws[i]) : 1;
+        l->block[i] = i < dim && lws ? clamp32(lws[i]) : 0;
+    }
+    if (native)
+        l->name = native_name(native);
+    fikit_launch_begin(x, &fikit_opencl_ops);
+    return true;
+}
+
+/* The event the enqueue is to produce: the program's, or one of fikit's
+ * own when the launch is timed and the program asked for none. */
+static cl_event *event_for(struct fikit_launch *x, cl_event *event, cl_event *own)
+{
+    return event || !x->gate.marker_ok ? event : own;
+}
+
+/* After the enqueue: a timed launch's event is the marker; the program's
+ * own event is retained for as long as fikit reads it. */
+static cl_int end(struct fikit_launch *x, cl_int rc, cl_event *event, cl_event *evp)
+{
+    fikit_launch_returned(x);
+    if (rc == CL_SUCCESS && x->gate.marker_ok) {
+        x->desc.launch_event = *evp;
+        if (evp == event)
+            next->clRetainEvent(*evp);
+    }
+    fikit_launch_end(x, rc == CL_SUCCESS);
+    return rc;
+}
+
+static cl_int CL_API_CALL fikit_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
+                                                       const size_t *off, const size_t *gws,
+                                                       const size_t *lws, cl_uint nwait,
+                                                       const cl_event *wait, cl_event *event)
+{
+    struct fikit_launch x;
+    if (!begin(&x, q, k, dim, gws, lws, NULL))
+        return next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, event);
+    cl_event own = NULL, *evp = event_for(&x, event, &own);
+    return end(&x, next->clEnqueueNDRangeKernel(q, k, dim, off, gws, lws, nwait, wait, evp), event, evp);
+}
+
+static cl_int CL_API_CALL fikit_clEnqueueTask(cl_command_queue q, cl_kernel k, cl_uint nwait,
+                                              const cl_event *wait, cl_event *event)
+{
+    struct fikit_launch x;
+    size_t one = 1;
+    if (!begin(&x, q, k, 1, &one, &one, NULL))
+        return next->clEnqueueTask(q, k, nwait, wait, event);
+    cl_event own = NULL, *evp = event_for(&x, event, &own);
+    return end(&x, next->clEnqueueTask(q, k, nwait, wait, evp), event, evp);
+}
+
 static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *fn)(void *),
                                                       void *args, size_t cb_args, cl_uint nmem,
                                                       const cl_mem *mems, const void **locs,
                                                       cl_uint nwait, const cl_event *wait,
                                                       cl_event *event)
 {
-    uint64_t t0 = fikit_selftime_now();
-    struct fikit_launch_desc l;
+    struct fikit_launch x;
     size_t one = 1;
-    if (!describe(&l, q, NULL, 1, &one, &one))
+    if (!begin(&x, q, NULL, 1, &one, &one, fn))
         return next->clEnqueueNativeKernel(q, fn, args, cb_args, nmem, mems, locs, nwait, wait, event);
-    l.name = native_name(fn);
-    GATED_ENQUEUE(t0, l, event,
-                  next->clEnqueueNativeKernel(q, fn, args, cb_args, nmem, mems, locs, nwait, wait, evp));
+    cl_event own = NULL, *evp = event_for(&x, event, &own);
+    return end(&x, next->clEnqueueNativeKernel(q, fn, args, cb_args, nmem, mems, locs, nwait, wait, evp),
+               event, evp);
 }
 
 /* ------------------------------------------------------ layer entry */

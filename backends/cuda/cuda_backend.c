@@ -1,5 +1,6 @@
 #include "backends/cuda/cuda_backend.h"
-#include "backends/marker_pool.h"
+#include "backends/capture.h"
+#include "backends/event_pair.h"
 
 #include "core/log.h"
 
@@ -147,18 +148,13 @@ static int device_identity(const struct fikit_launch_desc *l, char *key, size_t 
     return 0;
 }
 
-static _Atomic int open_captures;
+static struct fikit_captures captures;
 
-void fikit_cuda_capture_began(void) { atomic_fetch_add(&open_captures, 1); }
+void fikit_cuda_capture_began(void) { fikit_captures_began(&captures); }
 
-void fikit_cuda_capture_ended(void)
-{
-    int n = atomic_load(&open_captures);
-    while (n > 0 && !atomic_compare_exchange_weak(&open_captures, &n, n - 1))
-        ;
-}
+void fikit_cuda_capture_ended(void) { fikit_captures_ended(&captures); }
 
-static bool captures_open(void) { return atomic_load_explicit(&open_captures, memory_order_relaxed) > 0; }
+static bool captures_open(void) { return fikit_captures_any(&captures); }
 
 static bool stream_capturing(const struct fikit_launch_desc *l)
 {
@@ -168,40 +164,35 @@ static bool stream_capturing(const struct fikit_launch_desc *l)
     return st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* Events are reused: creating one costs microseconds. */
-static struct fikit_marker_pool pool = FIKIT_MARKER_POOL_INIT;
+/* ---------------------------------------------------------------- events */
 
-static CUevent event_get(CUcontext ctx)
+static void *event_create(void *ctx)
 {
-    CUevent ev = fikit_marker_pool_take(&pool, ctx);
-    if (!ev && drv.EventCreate(&ev, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
-        return NULL;
-    return ev;
+    (void)ctx; /* the launch's context is current */
+    CUevent ev;
+    return drv.EventCreate(&ev, CU_EVENT_DEFAULT) == CUDA_SUCCESS ? ev : NULL;
 }
 
-static void event_put(CUcontext ctx, CUevent ev)
+static void event_destroy(void *ev)
 {
-    if (ev && !fikit_marker_pool_give(&pool, ctx, ev) && drv.EventDestroy)
-        drv.EventDestroy(ev);
+    if (drv.EventDestroy)
+        drv.EventDestroy((CUevent)ev);
 }
 
-static int marker_begin(const struct fikit_launch_desc *l, struct fikit_marker *m)
+static bool event_record(void *ev, void *stream)
 {
-    m->ctx = l->device;
-    m->a = event_get(m->ctx);
-    m->b = event_get(m->ctx);
-    if (!m->a || !m->b || drv.EventRecord((CUevent)m->a, (CUstream)l->stream) != CUDA_SUCCESS) {
-        event_put(m->ctx, m->a);
-        event_put(m->ctx, m->b);
-        m->a = m->b = NULL;
-        return -EIO;
-    }
-    return 0;
+    return drv.EventRecord((CUevent)ev, (CUstream)stream) == CUDA_SUCCESS;
 }
 
-static int marker_end(const struct fikit_launch_desc *l, struct fikit_marker *m)
+static int event_query(void *ev)
 {
-    return drv.EventRecord((CUevent)m->b, (CUstream)l->stream) == CUDA_SUCCESS ? 0 : -EIO;
+    CUresult r = drv.EventQuery((CUevent)ev);
+    return r == CUDA_SUCCESS ? 0 : r == CUDA_ERROR_NOT_READY ? -EAGAIN : -EIO;
+}
+
+static bool event_elapsed(float *ms, void *a, void *b)
+{
+    return drv.EventElapsedTime(ms, (CUevent)a, (CUevent)b) == CUDA_SUCCESS;
 }
 
 /* The learner thread reads events: with the event's context current, and
@@ -210,48 +201,28 @@ static int marker_end(const struct fikit_launch_desc *l, struct fikit_marker *m)
 static _Thread_local CUcontext reader_ctx;
 static _Thread_local bool reader_relaxed;
 
-static void reader_setup(CUcontext ctx)
+static void reader_setup(void *ctx)
 {
     if (!reader_relaxed && drv.ThreadExchangeStreamCaptureMode) {
         CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
         drv.ThreadExchangeStreamCaptureMode(&mode);
         reader_relaxed = true;
     }
-    if (reader_ctx != ctx && drv.CtxSetCurrent(ctx) == CUDA_SUCCESS)
+    if (reader_ctx != ctx && drv.CtxSetCurrent((CUcontext)ctx) == CUDA_SUCCESS)
         reader_ctx = ctx;
 }
 
-static int marker_duration(struct fikit_marker *m, uint64_t *ns)
-{
-    reader_setup(m->ctx);
-    CUresult r = drv.EventQuery((CUevent)m->b);
-    if (r == CUDA_ERROR_NOT_READY)
-        return -EAGAIN;
-    float ms;
-    if (r != CUDA_SUCCESS || drv.EventElapsedTime(&ms, (CUevent)m->a, (CUevent)m->b) != CUDA_SUCCESS)
-        return -EIO;
-    *ns = ms > 0 ? (uint64_t)(ms * 1e6) : 0;
-    return 0;
-}
+static const struct fikit_event_ops event_ops = {
+    .create = event_create,
+    .destroy = event_destroy,
+    .record = event_record,
+    .query = event_query,
+    .elapsed_ms = event_elapsed,
+    .reader_setup = reader_setup,
+};
 
-static int marker_gap(struct fikit_marker *prev, struct fikit_marker *next, int64_t *ns)
-{
-    if (prev->ctx != next->ctx)
-        return -EXDEV; /* events of two contexts have no common clock */
-    reader_setup(next->ctx);
-    float ms;
-    if (drv.EventElapsedTime(&ms, (CUevent)prev->b, (CUevent)next->a) != CUDA_SUCCESS)
-        return -EIO;
-    *ns = (int64_t)(ms * 1e6);
-    return 0;
-}
-
-static void marker_release(struct fikit_marker *m)
-{
-    event_put(m->ctx, m->a);
-    event_put(m->ctx, m->b);
-    m->a = m->b = NULL;
-}
+static struct fikit_event_pair events = FIKIT_EVENT_PAIR_INIT(&event_ops);
+FIKIT_EVENT_PAIR_MARKERS(events)
 
 const struct fikit_backend_ops fikit_cuda_ops = {
     .kind = FIKIT_BACKEND_CUDA,
@@ -260,9 +231,5 @@ const struct fikit_backend_ops fikit_cuda_ops = {
     .device_identity = device_identity,
     .captures_open = captures_open,
     .stream_capturing = stream_capturing,
-    .marker_begin = marker_begin,
-    .marker_end = marker_end,
-    .marker_duration = marker_duration,
-    .marker_gap = marker_gap,
-    .marker_release = marker_release,
+    FIKIT_EVENT_PAIR_OPS,
 };

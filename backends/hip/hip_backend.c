@@ -1,5 +1,6 @@
 #include "backends/hip/hip_backend.h"
-#include "backends/marker_pool.h"
+#include "backends/capture.h"
+#include "backends/event_pair.h"
 
 #include "core/log.h"
 
@@ -37,6 +38,9 @@ static _Atomic int rt_state; /* 0: not tried, 1: ready, -1: unusable */
 static void *rt_handle;
 static char rt_path[512];
 
+const char *const fikit_hip_sonames[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
+                                         "libamdhip64.so", NULL};
+
 /* The libamdhip64 holding real_entry; else whichever one is loaded. The
  * handle keeps it loaded: fikit holds pointers into it. */
 static void *find_runtime(void *real_entry)
@@ -49,12 +53,10 @@ static void *find_runtime(void *real_entry)
             return h;
         }
     }
-    static const char *const sonames[] = {"libamdhip64.so.7", "libamdhip64.so.6",
-                                          "libamdhip64.so.5", "libamdhip64.so"};
-    for (size_t i = 0; i < sizeof sonames / sizeof sonames[0]; i++) {
-        void *h = dlopen(sonames[i], RTLD_LAZY | RTLD_NOLOAD);
+    for (const char *const *n = fikit_hip_sonames; *n; n++) {
+        void *h = dlopen(*n, RTLD_LAZY | RTLD_NOLOAD);
         if (h) {
-            snprintf(rt_path, sizeof rt_path, "%s", sonames[i]);
+            snprintf(rt_path, sizeof rt_path, "%s", *n);
             return h;
         }
     }
@@ -238,18 +240,13 @@ static int device_identity(const struct fikit_launch_desc *l, char *key, size_t 
     return 0;
 }
 
-static _Atomic int open_captures;
+static struct fikit_captures captures;
 
-void fikit_hip_capture_began(void) { atomic_fetch_add(&open_captures, 1); }
+void fikit_hip_capture_began(void) { fikit_captures_began(&captures); }
 
-void fikit_hip_capture_ended(void)
-{
-    int n = atomic_load(&open_captures);
-    while (n > 0 && !atomic_compare_exchange_weak(&open_captures, &n, n - 1))
-        ;
-}
+void fikit_hip_capture_ended(void) { fikit_captures_ended(&captures); }
 
-static bool captures_open(void) { return atomic_load_explicit(&open_captures, memory_order_relaxed) > 0; }
+static bool captures_open(void) { return fikit_captures_any(&captures); }
 
 static bool stream_capturing(const struct fikit_launch_desc *l)
 {
@@ -259,15 +256,12 @@ static bool stream_capturing(const struct fikit_launch_desc *l)
     return st != hipStreamCaptureStatusNone;
 }
 
-/* Events are reused: creating one costs microseconds. An event belongs to
- * the device that was current when it was made. */
-static struct fikit_marker_pool pool = FIKIT_MARKER_POOL_INIT;
+/* ---------------------------------------------------------------- events */
 
-static hipEvent_t event_get(void *dev)
+/* An event belongs to the device that was current when it was made. */
+static void *event_create(void *dev)
 {
-    hipEvent_t ev = fikit_marker_pool_take(&pool, dev);
-    if (ev)
-        return ev;
+    hipEvent_t ev = NULL;
     int want = DEV_ORDINAL(dev), cur = -1;
     if (rt.GetDevice(&cur) != hipSuccess)
         return NULL;
@@ -280,29 +274,26 @@ static hipEvent_t event_get(void *dev)
     return ev;
 }
 
-static void event_put(void *dev, hipEvent_t ev)
+static void event_destroy(void *ev)
 {
-    if (ev && !fikit_marker_pool_give(&pool, dev, ev) && rt.EventDestroy)
-        rt.EventDestroy(ev);
+    if (rt.EventDestroy)
+        rt.EventDestroy((hipEvent_t)ev);
 }
 
-static int marker_begin(const struct fikit_launch_desc *l, struct fikit_marker *m)
+static bool event_record(void *ev, void *stream)
 {
-    m->ctx = l->device;
-    m->a = event_get(m->ctx);
-    m->b = event_get(m->ctx);
-    if (!m->a || !m->b || rt.EventRecord((hipEvent_t)m->a, (hipStream_t)l->stream) != hipSuccess) {
-        event_put(m->ctx, m->a);
-        event_put(m->ctx, m->b);
-        m->a = m->b = NULL;
-        return -EIO;
-    }
-    return 0;
+    return rt.EventRecord((hipEvent_t)ev, (hipStream_t)stream) == hipSuccess;
 }
 
-static int marker_end(const struct fikit_launch_desc *l, struct fikit_marker *m)
+static int event_query(void *ev)
 {
-    return rt.EventRecord((hipEvent_t)m->b, (hipStream_t)l->stream) == hipSuccess ? 0 : -EIO;
+    hipError_t r = rt.EventQuery((hipEvent_t)ev);
+    return r == hipSuccess ? 0 : r == hipErrorNotReady ? -EAGAIN : -EIO;
+}
+
+static bool event_elapsed(float *ms, void *a, void *b)
+{
+    return rt.EventElapsedTime(ms, (hipEvent_t)a, (hipEvent_t)b) == hipSuccess;
 }
 
 /* The learner thread reads events in relaxed capture mode, so that it can
@@ -310,8 +301,9 @@ static int marker_end(const struct fikit_launch_desc *l, struct fikit_marker *m)
  * in global mode. (HIP events carry their device: no device to select.) */
 static _Thread_local bool reader_relaxed;
 
-static void reader_setup(void)
+static void reader_setup(void *dev)
 {
+    (void)dev;
     if (!reader_relaxed && rt.ThreadExchangeStreamCaptureMode) {
         hipStreamCaptureMode mode = hipStreamCaptureModeRelaxed;
         rt.ThreadExchangeStreamCaptureMode(&mode);
@@ -319,37 +311,17 @@ static void reader_setup(void)
     }
 }
 
-static int marker_duration(struct fikit_marker *m, uint64_t *ns)
-{
-    reader_setup();
-    hipError_t r = rt.EventQuery((hipEvent_t)m->b);
-    if (r == hipErrorNotReady)
-        return -EAGAIN;
-    float ms;
-    if (r != hipSuccess || rt.EventElapsedTime(&ms, (hipEvent_t)m->a, (hipEvent_t)m->b) != hipSuccess)
-        return -EIO;
-    *ns = ms > 0 ? (uint64_t)(ms * 1e6) : 0;
-    return 0;
-}
+static const struct fikit_event_ops event_ops = {
+    .create = event_create,
+    .destroy = event_destroy,
+    .record = event_record,
+    .query = event_query,
+    .elapsed_ms = event_elapsed,
+    .reader_setup = reader_setup,
+};
 
-static int marker_gap(struct fikit_marker *prev, struct fikit_marker *next, int64_t *ns)
-{
-    if (prev->ctx != next->ctx)
-        return -EXDEV; /* events of two devices have no common clock */
-    reader_setup();
-    float ms;
-    if (rt.EventElapsedTime(&ms, (hipEvent_t)prev->b, (hipEvent_t)next->a) != hipSuccess)
-        return -EIO;
-    *ns = (int64_t)(ms * 1e6);
-    return 0;
-}
-
-static void marker_release(struct fikit_marker *m)
-{
-    event_put(m->ctx, (hipEvent_t)m->a);
-    event_put(m->ctx, (hipEvent_t)m->b);
-    m->a = m->b = NULL;
-}
+static struct fikit_event_pair events = FIKIT_EVENT_PAIR_INIT(&event_ops);
+FIKIT_EVENT_PAIR_MARKERS(events)
 
 const struct fikit_backend_ops fikit_hip_ops = {
     .kind = FIKIT_BACKEND_HIP,
@@ -358,9 +330,5 @@ const struct fikit_backend_ops fikit_hip_ops = {
     .device_identity = device_identity,
     .captures_open = captures_open,
     .stream_capturing = stream_capturing,
-    .marker_begin = marker_begin,
-    .marker_end = marker_end,
-    .marker_duration = marker_duration,
-    .marker_gap = marker_gap,
-    .marker_release = marker_release,
+    FIKIT_EVENT_PAIR_OPS,
 };

@@ -22,6 +22,9 @@
 
 extern const struct fikit_backend_ops fikit_hip_ops;
 
+/* The runtime's library names, newest first (NULL-terminated). */
+extern const char *const fikit_hip_sonames[];
+
 /* -------------------------------------------------------------------------
  * Declarations the installed headers may lack. hip_ext.h is C++ only
  * (default arguments), and entry points newer than the installed ROCm are
