@@ -1,14 +1,11 @@
-/* Shared by the HIP conformance cases: error checks, the kernels, and the
- * lines the suite runner reads. Each case prints "launches N" (kernel and
- * graph launches that ran; captured launches do not count) and exits 0 only
- * if every result was checked correct. */
+/* Shared by the HIP conformance cases: error checks and the API's memory
+ * calls; the kernel, the vectors and the runner's lines are in
+ * ../common.h, shared with the CUDA cases. */
 #pragma once
 #include <hip/hip_runtime.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 #define CK(call)                                                                                   \
     do {                                                                                           \
@@ -20,58 +17,9 @@
         }                                                                                          \
     } while (0)
 
-/* y = a * x + y over n elements. */
-extern "C" __global__ void conf_axpy(float a, const float *x, float *y, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        y[i] = a * x[i] + y[i];
-}
+#define CONF_MALLOC(p, bytes) hipMalloc((p), (bytes))
+#define CONF_TO_DEVICE(dst, src, bytes) hipMemcpy((dst), (src), (bytes), hipMemcpyHostToDevice)
+#define CONF_TO_HOST(dst, src, bytes) hipMemcpy((dst), (src), (bytes), hipMemcpyDeviceToHost)
+#define CONF_FREE(p) hipFree(p)
 
-struct Vectors {
-    int n;
-    std::vector<float> x, y, expect;
-    float *dx = nullptr, *dy = nullptr;
-    explicit Vectors(int n_) : n(n_), x(n_), y(n_), expect(n_)
-    {
-        for (int i = 0; i < n; i++) {
-            x[i] = (float)(i % 97) * 0.5f;
-            y[i] = (float)(i % 13);
-            expect[i] = y[i];
-        }
-        CK(hipMalloc(&dx, n * sizeof(float)));
-        CK(hipMalloc(&dy, n * sizeof(float)));
-        CK(hipMemcpy(dx, x.data(), n * sizeof(float), hipMemcpyHostToDevice));
-        CK(hipMemcpy(dy, y.data(), n * sizeof(float), hipMemcpyHostToDevice));
-    }
-    /* What the device should hold after `times` launches of axpy(a). */
-    void expect_axpy(float a, int times)
-    {
-        for (int t = 0; t < times; t++)
-            for (int i = 0; i < n; i++)
-                expect[i] = a * x[i] + expect[i];
-    }
-    bool check()
-    {
-        std::vector<float> back(n);
-        CK(hipMemcpy(back.data(), dy, n * sizeof(float), hipMemcpyDeviceToHost));
-        for (int i = 0; i < n; i++)
-            if (std::fabs(back[i] - expect[i]) > 1e-4f * (1.0f + std::fabs(expect[i]))) {
-                fprintf(stderr, "element %d: %g, expected %g\n", i, back[i], expect[i]);
-                return false;
-            }
-        return true;
-    }
-    ~Vectors()
-    {
-        (void)hipFree(dx);
-        (void)hipFree(dy);
-    }
-};
-
-static inline int finish(bool ok, long launches)
-{
-    printf("launches %ld\n", launches);
-    printf("%s\n", ok ? "result ok" : "result WRONG");
-    return ok ? 0 : 1;
-}
+#include "../common.h"
