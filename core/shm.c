@@ -298,3 +298,64 @@ int fikit_shm_trace_read(const struct fikit_shm_slot *slot, uint64_t i,
     seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
     return seq == i + 1 ? FIKIT_TRACE_READ : FIKIT_TRACE_OVERWRITTEN;
 }
+
+void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched_params *p,
+                          uint64_t spin_ns)
+{
+    atomic_store(&hdr->policy, p->policy);
+    atomic_store(&hdr->idle_after_ns, p->idle_after_ns);
+    atomic_store(&hdr->idle_learned, p->idle_learned ? 1u : 0u);
+    atomic_store(&hdr->spin_ns, spin_ns);
+    atomic_store(&hdr->fill_overhead_ns, p->substrate_cost_ns + p->safety_margin_ns);
+    atomic_store(&hdr->gap_confidence_ppm, (uint32_t)(p->gap_confidence * 1e6 + 0.5));
+    atomic_store(&hdr->max_queued_ns, p->max_queued_ns);
+    atomic_store(&hdr->beside_max_slowdown_ppm, (uint32_t)(p->beside_max_slowdown * 1e6 + 0.5));
+}
+
+void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool beside,
+                    struct fikit_view *v, struct fikit_admit_task *tasks)
+{
+    const struct fikit_shm_header *h = &shm->hdr;
+    memset(v, 0, sizeof *v);
+    v->level = level;
+    v->running = atomic_load_explicit(&h->daemon_state, memory_order_relaxed) == FIKIT_DAEMON_RUNNING;
+    v->policy = (enum fikit_policy)atomic_load_explicit(&h->policy, memory_order_relaxed);
+    v->level_mask = atomic_load_explicit(&h->level_mask, memory_order_relaxed);
+    v->tasks = tasks;
+    if (!v->running || v->policy == FIKIT_POLICY_PASSTHROUGH || level <= 0 ||
+        !(v->level_mask & ((1u << level) - 1u)))
+        return;
+    v->beside = beside;
+    v->idle_learned = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
+    v->idle_after_ns = atomic_load_explicit(&h->idle_after_ns, memory_order_relaxed);
+    v->gap_confidence = atomic_load_explicit(&h->gap_confidence_ppm, memory_order_relaxed) / 1e6;
+    v->max_queued_ns = atomic_load_explicit(&h->max_queued_ns, memory_order_relaxed);
+    v->fill_overhead_ns = atomic_load_explicit(&h->fill_overhead_ns, memory_order_relaxed);
+    v->beside_max_slowdown_ppm = atomic_load_explicit(&h->beside_max_slowdown_ppm, memory_order_relaxed);
+    v->queued = atomic_load_explicit(&h->queued, memory_order_relaxed);
+    v->fill_until_ns = atomic_load(&h->fill_until_ns);
+    v->granted_until_ns = atomic_load(&h->granted_until_ns);
+    const struct fikit_shm_slot *own = &shm->slots[slot_index];
+    v->own_busy_until_ns = __atomic_load_n(&own->pub.busy_until_ns, __ATOMIC_RELAXED);
+    uint64_t slots = atomic_load_explicit(&h->slot_mask, memory_order_acquire) & ~(1ull << slot_index);
+    for (; slots; slots &= slots - 1) {
+        const struct fikit_shm_slot *sl = &shm->slots[__builtin_ctzll(slots)];
+        if (sl->level >= level || atomic_load_explicit(&sl->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
+            continue;
+        struct fikit_admit_task *t = &tasks[v->ntasks++];
+        struct fikit_shm_launch pub;
+        t->level = sl->level;
+        t->unreadable = !fikit_shm_read_launch(sl, &pub);
+        if (!t->unreadable) {
+            t->launches = pub.launches;
+            t->last_launch_ns = pub.last_launch_ns;
+            t->busy_until_ns = pub.busy_until_ns;
+            t->idle_after_ns = pub.idle_after_ns;
+            t->gap = pub.gap;
+        }
+        if (beside) {
+            t->slowdown_ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
+            t->slowdown_ns = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
+        }
+    }
+}

@@ -169,6 +169,20 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
 /* A consistent copy of a slot's publication; false if it kept changing. */
 bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out);
 
+/* fikitd: the scheduler's parameters that clients read from the header
+ * (policy, idle threshold, fill overhead, gap confidence, queue bound,
+ * beside guard) and the spin in force. */
+void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched_params *p,
+                          uint64_t spin_ns);
+
+/* A client: the snapshot of the segment that fikit_admit decides on, for a
+ * launch of the task in slot_index at level (beside: its share = beside is
+ * in force). Reads the header and the slots of higher levels only (none
+ * when no higher level has a task: the high-priority path's one load);
+ * tasks must hold FIKIT_SHM_SLOTS entries. */
+void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool beside,
+                    struct fikit_view *v, struct fikit_admit_task *tasks);
+
 /* spin_ns meaning "spin for the whole hold" ([scheduler] spin_us = always). */
 #define FIKIT_SPIN_ALWAYS UINT64_MAX
 /* How long a launch just held waits, spinning, for fikitd's first decision

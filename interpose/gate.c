@@ -55,55 +55,6 @@ void fikit_gate_forget_all_kernels(void) { fikit_ptrmap_clear(&names); }
 
 /* ------------------------------------------------------------- holding */
 
-/* A snapshot of the device's segment for fikit_admit: the header, and
- * the slots of the levels above this task only (none is read when no
- * higher level has a task, the high-priority path's one load). */
-static void read_view(const struct fikit_registration *r, struct fikit_view *v,
-                      struct fikit_admit_task *tasks)
-{
-    struct fikit_shm_header *h = &r->shm->hdr;
-    memset(v, 0, sizeof *v);
-    v->level = r->level;
-    v->running = atomic_load_explicit(&h->daemon_state, memory_order_relaxed) == FIKIT_DAEMON_RUNNING;
-    v->policy = (enum fikit_policy)atomic_load_explicit(&h->policy, memory_order_relaxed);
-    v->level_mask = atomic_load_explicit(&h->level_mask, memory_order_relaxed);
-    v->tasks = tasks;
-    if (!v->running || v->policy == FIKIT_POLICY_PASSTHROUGH || !(v->level_mask & ((1u << r->level) - 1u)))
-        return;
-    v->beside = fikit_client.beside;
-    v->idle_learned = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
-    v->idle_after_ns = atomic_load_explicit(&h->idle_after_ns, memory_order_relaxed);
-    v->gap_confidence = atomic_load_explicit(&h->gap_confidence_ppm, memory_order_relaxed) / 1e6;
-    v->max_queued_ns = atomic_load_explicit(&h->max_queued_ns, memory_order_relaxed);
-    v->fill_overhead_ns = atomic_load_explicit(&h->fill_overhead_ns, memory_order_relaxed);
-    v->beside_max_slowdown_ppm = atomic_load_explicit(&h->beside_max_slowdown_ppm, memory_order_relaxed);
-    v->queued = atomic_load_explicit(&h->queued, memory_order_relaxed);
-    v->fill_until_ns = atomic_load(&h->fill_until_ns);
-    v->granted_until_ns = atomic_load(&h->granted_until_ns);
-    v->own_busy_until_ns = __atomic_load_n(&r->slot->pub.busy_until_ns, __ATOMIC_RELAXED);
-    uint64_t slots = atomic_load_explicit(&h->slot_mask, memory_order_acquire) & ~(1ull << r->slot_index);
-    for (; slots; slots &= slots - 1) {
-        const struct fikit_shm_slot *sl = &r->shm->slots[__builtin_ctzll(slots)];
-        if (sl->level >= r->level || atomic_load_explicit(&sl->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
-            continue;
-        struct fikit_admit_task *t = &tasks[v->ntasks++];
-        struct fikit_shm_launch pub;
-        t->level = sl->level;
-        t->unreadable = !fikit_shm_read_launch(sl, &pub);
-        if (!t->unreadable) {
-            t->launches = pub.launches;
-            t->last_launch_ns = pub.last_launch_ns;
-            t->busy_until_ns = pub.busy_until_ns;
-            t->idle_after_ns = pub.idle_after_ns;
-            t->gap = pub.gap;
-        }
-        if (v->beside) {
-            t->slowdown_ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
-            t->slowdown_ns = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
-        }
-    }
-}
-
 static void trace(const struct fikit_registration *r, uint16_t type, uint64_t key, uint64_t a,
                   uint64_t b)
 {
@@ -263,7 +214,7 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
     for (;;) {
         struct fikit_view v;
         struct fikit_admit a;
-        read_view(r, &v, tasks);
+        fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks);
         fikit_admit(&v, now, dur, &a);
         switch (a.kind) {
         case FIKIT_ADMIT_GO:

@@ -10,6 +10,7 @@ int fikit_cmd_status(int argc, char **argv);
 int fikit_cmd_profile(int argc, char **argv);
 int fikit_cmd_trace(int argc, char **argv);
 int fikit_cmd_calibrate(int argc, char **argv);
+int fikit_cmd_sim(int argc, char **argv);
 
 /* Connects to fikitd: socket_path if given, else the configured one. On
  * failure prints "fikit CMD: ..." and returns -1. */

@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"trace", fikit_cmd_trace, "record scheduling events as Perfetto/Chrome trace JSON"},
     {"calibrate", fikit_cmd_calibrate, "measure this machine's context-switch cost for fikitd"},
     {"replay", fikit_cmd_replay, "replay a launch timeline through the policy and print decisions"},
+    {"sim", fikit_cmd_sim, "model a service and a training job sharing a GPU under fikit's policy"},
     {"config", fikit_cmd_config, "check fikit.ini and print the configuration in effect"},
 };
 

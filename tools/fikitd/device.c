@@ -351,14 +351,7 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
         free(dev);
         return rc;
     }
-    atomic_store(&dev->shm->hdr.policy, params->policy);
-    atomic_store(&dev->shm->hdr.idle_after_ns, params->idle_after_ns);
-    atomic_store(&dev->shm->hdr.idle_learned, params->idle_learned ? 1u : 0u);
-    atomic_store(&dev->shm->hdr.spin_ns, spin_ns);
-    atomic_store(&dev->shm->hdr.fill_overhead_ns, params->substrate_cost_ns + params->safety_margin_ns);
-    atomic_store(&dev->shm->hdr.gap_confidence_ppm, (uint32_t)(params->gap_confidence * 1e6 + 0.5));
-    atomic_store(&dev->shm->hdr.max_queued_ns, params->max_queued_ns);
-    atomic_store(&dev->shm->hdr.beside_max_slowdown_ppm, (uint32_t)(params->beside_max_slowdown * 1e6 + 0.5));
+    fikit_shm_set_params(&dev->shm->hdr, params, spin_ns);
     fikit_sched_init(&dev->sched, params);
     fikit_stat_init(&dev->pickup);
     fikit_stat_init(&dev->pass);

@@ -1,0 +1,73 @@
+/* Owns: what `fikit sim` measures of a pair, as bench/evaluate does on a
+ * GPU: the service and the loop (training) each alone, both measured as
+ * under fikit-launch --measure (their profiles), the service's request rate
+ * set from its time per request alone at the chosen load, then the pair in
+ * each mode; the service's p50 and p99 and their ratios to alone with 95 %
+ * intervals, the loop's throughput against alone. */
+#ifndef FIKIT_SIM_EXPERIMENT_H
+#define FIKIT_SIM_EXPERIMENT_H
+
+#include "sim/run.h"
+
+enum fikit_sim_mode {
+    FIKIT_SIM_MODE_TIMESLICE = 0, /* both, no fikit, time-slicing */
+    FIKIT_SIM_MODE_MPS,           /* both, no fikit, MPS */
+    FIKIT_SIM_MODE_MPS_PRIO,      /* MPS with client priority */
+    FIKIT_SIM_MODE_FIKIT_TS,      /* fikit (the configured policy) on time-slicing */
+    FIKIT_SIM_MODE_FIKIT_MPS,     /* fikit on MPS */
+    FIKIT_SIM_MODE_BESIDE,        /* fikit on MPS, the loop share = beside under a thread cap */
+    FIKIT_SIM_MODES
+};
+
+const char *fikit_sim_mode_name(enum fikit_sim_mode m);
+/* -EINVAL for an unknown name. */
+int fikit_sim_mode_parse(const char *name, enum fikit_sim_mode *out);
+#define FIKIT_SIM_MODE_NAMES "timeslice, mps, mps-prio, fikit-ts, fikit-mps, beside"
+
+struct fikit_sim_experiment {
+    const struct fikit_sim_device *dev;
+    const struct fikit_sim_workload *service, *loop;
+    /* fikit's policy, from fikit.ini, on each substrate (they differ in
+     * the substrate cost). */
+    struct fikit_sched_params sched_ts, sched_mps;
+    uint32_t beside_thread_pct;       /* the loop's cap in beside */
+    uint64_t poll_ns, pickup_ns, wake_ns;
+    double load;                      /* the service's share of its capacity, 0 < load < 1 */
+    uint64_t requests, warmup;
+    uint64_t seed;
+    uint32_t modes;                   /* bit per fikit_sim_mode */
+};
+
+/* A quantile with its 95 % interval (order statistics). */
+struct fikit_sim_q {
+    double v, lo, hi;
+};
+
+struct fikit_sim_row {
+    bool done;
+    struct fikit_sim_q p50, p99;              /* ms */
+    struct fikit_sim_q p50_ratio, p99_ratio;  /* against alone */
+    double loop_per_s, loop_ratio;            /* sequences per second, against alone */
+    uint64_t holds, grants, fills, paces;     /* the loop's */
+    double held_ms;                           /* the loop's mean hold */
+    uint64_t switches;
+};
+
+struct fikit_sim_report {
+    double capacity_rps;      /* the service back to back, requests per second */
+    double rate_rps;          /* the Poisson rate used */
+    struct fikit_sim_q alone_p50, alone_p99;
+    double loop_alone_per_s;
+    struct fikit_sim_row row[FIKIT_SIM_MODES];
+    uint64_t events;
+};
+
+/* progress: called before each run with what it is (may be NULL). */
+int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_sim_report *out,
+                             void (*progress)(const char *what, void *user), void *user,
+                             struct fikit_err *err);
+
+/* The q quantile of n sorted values, with its 95 % interval. */
+struct fikit_sim_q fikit_sim_quantile(const uint64_t *sorted, size_t n, double q);
+
+#endif

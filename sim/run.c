@@ -1,0 +1,575 @@
+#include "sim/run.h"
+
+#include "core/admit.h"
+#include "core/predict.h"
+#include "core/shm.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_STEP = 1, EV_ARRIVAL, EV_PASS, EV_GRANT, EV_WINDOW, EV_END };
+
+/* Virtual time starts here, not at 0: 0 means "never" in fikit's records. */
+#define T0 1000000000ull
+/* The shortest time between two passes of fikitd's arbiter. */
+#define PASS_NS 1000ull
+
+struct inflight {
+    uint64_t key, prev;
+};
+
+struct trun {
+    const struct fikit_sim_task *spec;
+    const struct fikit_sim_workload *w;
+    uint64_t *keys;            /* per step of w */
+    bool service;
+    bool busy;                 /* running a sequence */
+    size_t seq, step;
+    uint64_t req_arrival, req_start;
+    uint64_t *queue;           /* arrival times of waiting requests */
+    size_t qhead, qn, qcap;
+    uint64_t outstanding;
+    bool wait_sync;
+    uint64_t prev_key;         /* the launch path's last key */
+    struct inflight *fl;       /* launched, not completed, in order */
+    size_t flhead, fln, flcap;
+    bool have_last;            /* measuring: the previous kernel's end */
+    uint64_t last_end, last_key, last_prev;
+    /* fikit */
+    bool registered;
+    struct fikit_predictor *pred;
+    uint64_t idle_after_ns;
+    uint64_t seen_launches;    /* fikitd's copy */
+    bool held, queued;
+    uint64_t held_key, held_dur, held_posted;
+    uint64_t rng;
+    size_t cap_lat;
+};
+
+struct sim {
+    const struct fikit_sim_setup *s;
+    struct fikit_sim_evq q;
+    struct fikit_sim_gpu *gpu;
+    struct trun t[FIKIT_SIM_MAX_TASKS];
+    size_t n;
+    struct fikit_shm *shm;
+    struct fikit_sched sched;
+    uint64_t pass_at;
+    int service;               /* index of the service task, -1 none */
+    uint64_t completed;        /* service requests done */
+    bool window, stop;
+    uint64_t window_start, window_end;
+    struct fikit_sim_result *r;
+    int failed;                /* -ENOMEM seen */
+};
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *x) { return (splitmix(x) >> 11) * (1.0 / 9007199254740992.0); }
+
+static void push(struct sim *m, uint64_t t, uint32_t type, uint32_t a, uint64_t b)
+{
+    if (fikit_sim_evq_push(&m->q, t, type, a, b) != 0)
+        m->failed = -ENOMEM;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*arr, c * size);
+    if (!p)
+        return -ENOMEM;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+/* ------------------------------------------------------------ requests */
+
+static void start_sequence(struct sim *m, size_t i, uint64_t now);
+
+static void next_arrival(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    if (!m->s->mean_interarrival_ns)
+        return; /* back to back: the next starts when one ends */
+    double u = uniform01(&t->rng);
+    uint64_t gap = (uint64_t)(-log(1.0 - u) * (double)m->s->mean_interarrival_ns);
+    push(m, now + gap, EV_ARRIVAL, (uint32_t)i, 0);
+}
+
+static void arrive(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    if (!t->busy) {
+        t->req_arrival = now;
+        start_sequence(m, i, now);
+    } else {
+        if (t->qn == t->qcap) {
+            size_t cap = t->qcap ? t->qcap * 2 : 64;
+            uint64_t *q = malloc(cap * sizeof *q);
+            if (!q) {
+                m->failed = -ENOMEM;
+                return;
+            }
+            for (size_t k = 0; k < t->qn; k++)
+                q[k] = t->queue[(t->qhead + k) % t->qcap];
+            free(t->queue);
+            t->queue = q;
+            t->qhead = 0;
+            t->qcap = cap;
+        }
+        t->queue[(t->qhead + t->qn++) % t->qcap] = now;
+    }
+    next_arrival(m, i, now);
+}
+
+static const struct fikit_sim_step *cur_step(const struct trun *t)
+{
+    return &t->w->steps[t->w->seqs[t->seq].first + t->step];
+}
+
+static void start_sequence(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    t->busy = true;
+    t->step = 0;
+    t->req_start = now;
+    if (t->service)
+        t->seq = t->w->nseqs > 1 ? (size_t)(splitmix(&t->rng) % t->w->nseqs) : 0;
+    push(m, now + cur_step(t)->host_ns, EV_STEP, (uint32_t)i, 0);
+}
+
+static void end_sequence(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    struct fikit_sim_task_result *tr = &m->r->task[i];
+    t->busy = false;
+    if (t->service) {
+        m->completed++;
+        if (m->window && !m->stop) {
+            if (grow((void **)&tr->latency_ns, &t->cap_lat, tr->nlatency + 1, sizeof(uint64_t))) {
+                m->failed = -ENOMEM;
+                return;
+            }
+            tr->latency_ns[tr->nlatency++] = now - t->req_arrival;
+            tr->busy_ns += now - t->req_start;
+            tr->sequences++;
+        }
+        if (m->completed == m->s->warmup) {
+            m->window = true;
+            m->window_start = now;
+        }
+        if (m->completed == m->s->warmup + m->s->requests) {
+            m->stop = true;
+            m->window_end = now;
+            return;
+        }
+        if (t->qn) {
+            t->req_arrival = t->queue[t->qhead];
+            t->qhead = (t->qhead + 1) % t->qcap;
+            t->qn--;
+            start_sequence(m, i, now);
+        } else if (!m->s->mean_interarrival_ns) {
+            t->req_arrival = now;
+            start_sequence(m, i, now);
+        }
+        return;
+    }
+    if (m->window && !m->stop)
+        tr->sequences++;
+    t->seq = (t->seq + 1) % t->w->nseqs;
+    start_sequence(m, i, now);
+}
+
+static void advance(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    t->step++;
+    if (t->step < t->w->seqs[t->seq].n)
+        push(m, now + cur_step(t)->host_ns, EV_STEP, (uint32_t)i, 0);
+    else
+        end_sequence(m, i, now);
+}
+
+/* ------------------------------------------------------------- launches */
+
+static void launch_now(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    const struct fikit_sim_step *st = cur_step(t);
+    uint64_t key = t->keys[t->w->seqs[t->seq].first + t->step];
+    uint64_t prev = t->prev_key;
+    t->prev_key = key;
+    if (t->registered) {
+        uint64_t dur = t->pred ? fikit_predict_duration(t->pred, key) : 0;
+        struct fikit_gap_pred gap;
+        memset(&gap, 0, sizeof gap);
+        if (t->pred)
+            fikit_predict_gap(t->pred, prev, key, &gap);
+        fikit_shm_publish_launch(&m->shm->slots[i], now, dur, key, &gap, t->idle_after_ns);
+    }
+    if (grow((void **)&t->fl, &t->flcap, t->fln + 1, sizeof *t->fl) == 0) {
+        /* a ring kept in order: compact when it wraps */
+        if (t->flhead + t->fln == t->flcap) {
+            memmove(t->fl, t->fl + t->flhead, t->fln * sizeof *t->fl);
+            t->flhead = 0;
+        }
+        t->fl[t->flhead + t->fln++] = (struct inflight){key, prev};
+    } else {
+        m->failed = -ENOMEM;
+    }
+    if (fikit_sim_gpu_launch(m->gpu, now, (uint32_t)i, key, st->dur_ns, st->blocks, st->threads))
+        m->failed = -ENOMEM;
+    t->outstanding++;
+    m->r->task[i].launches++;
+    advance(m, i, now);
+}
+
+static void schedule_pass(struct sim *m, uint64_t at)
+{
+    if (at >= m->pass_at)
+        return;
+    m->pass_at = at;
+    push(m, at, EV_PASS, 0, at);
+}
+
+/* A launch asks fikit_admit, as interpose/gate.c does, and does what it
+ * says. */
+static void issue_launch(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    if (!t->registered) {
+        launch_now(m, i, now);
+        return;
+    }
+    uint64_t key = t->keys[t->w->seqs[t->seq].first + t->step];
+    uint64_t dur = t->pred ? fikit_predict_duration(t->pred, key) : 0;
+    struct fikit_admit_task tasks[FIKIT_SHM_SLOTS];
+    struct fikit_view v;
+    struct fikit_admit a;
+    fikit_shm_view(m->shm, (int)i, t->spec->level, t->spec->beside, &v, tasks);
+    fikit_admit(&v, now, dur, &a);
+    switch (a.kind) {
+    case FIKIT_ADMIT_GO:
+        launch_now(m, i, now);
+        return;
+    case FIKIT_ADMIT_FILL:
+        /* One thread at a time here: the compare-and-swap always succeeds. */
+        atomic_store(&m->shm->hdr.fill_until_ns, a.fill_until_ns);
+        m->r->task[i].fills++;
+        launch_now(m, i, now);
+        return;
+    case FIKIT_ADMIT_PACE:
+    case FIKIT_ADMIT_RECHECK:
+        m->r->task[i].paces++;
+        push(m, a.until_ns > now ? a.until_ns : now + 1000, EV_STEP, (uint32_t)i, 0);
+        return;
+    case FIKIT_ADMIT_HOLD:
+        t->held = true;
+        t->queued = false;
+        t->held_key = key;
+        t->held_dur = dur;
+        t->held_posted = now;
+        m->r->task[i].holds++;
+        schedule_pass(m, now + m->s->pickup_ns);
+        return;
+    }
+}
+
+static void step(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    const struct fikit_sim_step *st = cur_step(t);
+    if (st->op == FIKIT_SIM_LAUNCH) {
+        issue_launch(m, i, now);
+    } else if (t->outstanding) {
+        t->wait_sync = true;
+    } else {
+        advance(m, i, now);
+    }
+}
+
+static void kernel_done(void *user, uint32_t ctx, uint64_t cookie, uint64_t start_ns, uint64_t end_ns)
+{
+    (void)cookie;
+    struct sim *m = user;
+    struct trun *t = &m->t[ctx];
+    struct inflight f = t->fl[t->flhead];
+    t->flhead++;
+    t->fln--;
+    if (!t->fln)
+        t->flhead = 0;
+    if (t->spec->measure) {
+        struct fikit_measure_store *st = t->spec->measure;
+        if (!fikit_measure_kernel(st, f.key)) {
+            struct fikit_kernel_desc d = {.backend = FIKIT_BACKEND_CUDA, .name = "sim"};
+            (void)fikit_measure_add_kernel(st, f.key, &d);
+        }
+        (void)fikit_measure_add_duration(st, f.key, end_ns - start_ns);
+        if (t->have_last)
+            (void)fikit_measure_add_gap(st, t->last_prev, t->last_key,
+                                        start_ns > t->last_end ? start_ns - t->last_end : 0);
+        t->have_last = true;
+        t->last_end = end_ns;
+        t->last_key = f.key;
+        t->last_prev = f.prev;
+    }
+    t->outstanding--;
+    if (t->wait_sync && !t->outstanding) {
+        t->wait_sync = false;
+        advance(m, ctx, end_ns);
+    }
+}
+
+/* --------------------------------------------------------------- fikitd */
+
+/* One pass of fikitd's arbiter (tools/fikitd/device.c arbiter_main). */
+static void daemon_pass(struct sim *m, uint64_t now)
+{
+    m->r->passes++;
+    for (size_t i = 0; i < m->n; i++) {
+        struct trun *t = &m->t[i];
+        if (!t->registered)
+            continue;
+        struct fikit_shm_launch pub;
+        if (fikit_shm_read_launch(&m->shm->slots[i], &pub) && pub.launches != t->seen_launches) {
+            struct fikit_launch_record rec = {.launches = pub.launches, .last_launch_ns = pub.last_launch_ns,
+                                              .busy_until_ns = pub.busy_until_ns,
+                                              .idle_after_ns = pub.idle_after_ns, .gap = pub.gap};
+            if (fikit_sched_note_record(&m->sched, (uint32_t)i, now, &rec) != -EINVAL)
+                t->seen_launches = pub.launches;
+        }
+        if (t->held && !t->queued) {
+            struct fikit_request r = {.task_id = (uint32_t)i, .ticket = (uint32_t)i, .stream = 0,
+                                      .key = t->held_key, .dur_ns = t->held_dur,
+                                      .posted_ns = t->held_posted};
+            if (fikit_sched_post(&m->sched, &r) == 0)
+                t->queued = true;
+        }
+    }
+    bool deciding = m->sched.nreq != 0;
+    if (deciding)
+        m->sched.client_fill_until_ns = fikit_shm_fill_lock(&m->shm->hdr);
+    struct fikit_grant g[64];
+    uint64_t wake = UINT64_MAX;
+    size_t n;
+    do {
+        n = fikit_sched_decide(&m->sched, now, g, 64, &wake);
+        if (deciding && n < 64)
+            fikit_shm_fill_unlock(&m->shm->hdr, fikit_sched_granted_until(&m->sched));
+        for (size_t k = 0; k < n; k++)
+            push(m, now + m->s->wake_ns, EV_GRANT, g[k].task_id, 0);
+    } while (n == 64);
+    atomic_store(&m->shm->hdr.queued, (uint32_t)m->sched.nreq);
+    uint64_t next = UINT64_MAX;
+    if (m->sched.nreq) {
+        next = wake;
+        if (m->sched.watch_launches && now + m->s->poll_ns < next)
+            next = now + m->s->poll_ns;
+    }
+    /* A pass takes fikitd microseconds of its own (fikit status: pass), so
+     * the next one comes no sooner. */
+    if (next != UINT64_MAX)
+        schedule_pass(m, next > now + PASS_NS ? next : now + PASS_NS);
+}
+
+static void grant(struct sim *m, size_t i, uint64_t now)
+{
+    struct trun *t = &m->t[i];
+    if (!t->held)
+        return;
+    t->held = false;
+    t->queued = false;
+    m->r->task[i].grants++;
+    m->r->task[i].held_ns += now - t->held_posted;
+    launch_now(m, i, now);
+}
+
+/* ------------------------------------------------------------------ run */
+
+static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec, struct fikit_err *err)
+{
+    struct trun *t = &m->t[i];
+    t->spec = spec;
+    t->w = spec->w;
+    t->service = spec->w->kind == FIKIT_SIM_SERVICE;
+    t->rng = m->s->seed * 0x100000001b3ull + i * 0x9e3779b97f4a7c15ull + 1;
+    t->keys = calloc(t->w->nsteps ? t->w->nsteps : 1, sizeof *t->keys);
+    uint64_t *hash = calloc(t->w->nkernels ? t->w->nkernels : 1, sizeof *hash);
+    if (!t->keys || !hash) {
+        free(hash);
+        return fikit_err_set(err, -ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < t->w->nkernels; k++)
+        hash[k] = fikit_kernel_name_hash(FIKIT_BACKEND_CUDA, t->w->kernels[k]);
+    for (size_t k = 0; k < t->w->nsteps; k++) {
+        const struct fikit_sim_step *st = &t->w->steps[k];
+        if (st->op != FIKIT_SIM_LAUNCH)
+            continue;
+        uint32_t grid[3] = {st->blocks, 1, 1}, block[3] = {st->threads, 1, 1};
+        t->keys[k] = fikit_kernel_key_from_hash(hash[st->kernel], grid, block, 0);
+    }
+    free(hash);
+    if (m->s->fikit) {
+        t->registered = true;
+        if (spec->profile) {
+            t->pred = fikit_predictor_new();
+            if (!t->pred)
+                return fikit_err_set(err, -ENOMEM, "out of memory");
+            fikit_predictor_load(t->pred, spec->profile);
+            t->idle_after_ns = fikit_measure_max_gap(spec->profile);
+        }
+        struct fikit_shm_slot *slot = &m->shm->slots[i];
+        slot->level = spec->level;
+        slot->task_id = (uint32_t)i;
+        atomic_store(&slot->state, FIKIT_SLOT_ACTIVE);
+        int rc = fikit_sched_add_task(&m->sched, (uint32_t)i, (int32_t)i + 1, spec->w->name, spec->level);
+        if (rc)
+            return fikit_err_set(err, rc, "task %s: priority %d refused by the scheduler", spec->w->name,
+                                 spec->level);
+    }
+    fikit_sim_gpu_context(m->gpu, (uint32_t)i, spec->level, spec->thread_pct);
+    return 0;
+}
+
+int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *tasks, size_t ntasks,
+                  struct fikit_sim_result *r, struct fikit_err *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!ntasks || ntasks > FIKIT_SIM_MAX_TASKS)
+        return fikit_err_set(err, -EINVAL, "%zu tasks: accepted: 1 to %d", ntasks, FIKIT_SIM_MAX_TASKS);
+    struct sim *m = calloc(1, sizeof *m);
+    if (!m)
+        return fikit_err_set(err, -ENOMEM, "out of memory");
+    m->s = s;
+    m->r = r;
+    m->n = ntasks;
+    m->pass_at = UINT64_MAX;
+    m->service = -1;
+    r->ntasks = ntasks;
+    fikit_sim_evq_init(&m->q);
+    int rc = 0;
+    m->gpu = fikit_sim_gpu_new(s->dev, s->substrate, s->mps_priority, (uint32_t)ntasks, &m->q,
+                               kernel_done, m);
+    if (s->fikit)
+        m->shm = calloc(1, sizeof *m->shm);
+    if (!m->gpu || (s->fikit && !m->shm)) {
+        rc = fikit_err_set(err, -ENOMEM, "out of memory");
+        goto out;
+    }
+    if (s->fikit) {
+        fikit_sched_init(&m->sched, &s->sched);
+        fikit_shm_set_params(&m->shm->hdr, &s->sched, 0);
+        uint32_t levels = 0;
+        for (size_t i = 0; i < ntasks; i++)
+            levels |= 1u << tasks[i].level;
+        atomic_store(&m->shm->hdr.level_mask, levels);
+        atomic_store(&m->shm->hdr.slot_mask, (1ull << ntasks) - 1);
+        atomic_store(&m->shm->hdr.daemon_state, FIKIT_DAEMON_RUNNING);
+    }
+    for (size_t i = 0; i < ntasks; i++) {
+        if (tasks[i].w->kind == FIKIT_SIM_SERVICE) {
+            if (m->service >= 0) {
+                rc = fikit_err_set(err, -EINVAL, "two services (%s, %s): the model runs one", tasks[m->service].w->name,
+                                   tasks[i].w->name);
+                goto out;
+            }
+            m->service = (int)i;
+        }
+        if (tasks[i].level < 0 || tasks[i].level >= FIKIT_LEVELS) {
+            rc = fikit_err_set(err, -EINVAL, "task %s: priority %d: accepted: 0 to 9", tasks[i].w->name,
+                               tasks[i].level);
+            goto out;
+        }
+        if ((rc = setup_task(m, i, &tasks[i], err)) != 0)
+            goto out;
+    }
+    if (m->service < 0 && !s->loop_ns) {
+        rc = fikit_err_set(err, -EINVAL, "no service and no run length: nothing would end the run");
+        goto out;
+    }
+    for (size_t i = 0; i < ntasks; i++) {
+        if ((int)i == m->service) {
+            m->t[i].req_arrival = T0;
+            start_sequence(m, i, T0);
+            next_arrival(m, i, T0);
+        } else {
+            start_sequence(m, i, T0);
+        }
+    }
+    if (m->service < 0) {
+        push(m, T0 + s->loop_ns / 10, EV_WINDOW, 0, 0);
+        push(m, T0 + s->loop_ns, EV_END, 0, 0);
+    } else if (!s->warmup) {
+        m->window = true;
+        m->window_start = T0;
+    }
+    struct fikit_sim_event e;
+    while (!m->stop && !m->failed && fikit_sim_evq_pop(&m->q, &e)) {
+        r->events++;
+        if (e.type >= FIKIT_SIM_GPU_EVENTS) {
+            fikit_sim_gpu_event(m->gpu, &e);
+            continue;
+        }
+        switch (e.type) {
+        case EV_STEP: step(m, e.a, e.t); break;
+        case EV_ARRIVAL: arrive(m, e.a, e.t); break;
+        case EV_PASS:
+            if (e.b == m->pass_at) {
+                m->pass_at = UINT64_MAX;
+                daemon_pass(m, e.t);
+            }
+            break;
+        case EV_GRANT: grant(m, e.a, e.t); break;
+        case EV_WINDOW:
+            m->window = true;
+            m->window_start = e.t;
+            break;
+        case EV_END:
+            m->stop = true;
+            m->window_end = e.t;
+            break;
+        }
+    }
+    if (m->failed) {
+        rc = fikit_err_set(err, m->failed, "out of memory");
+    } else if (!m->stop) {
+        rc = fikit_err_set(err, -EDEADLK, "the run ran out of events before its end (%llu requests done)",
+                           (unsigned long long)m->completed);
+    }
+    r->window_ns = m->window_end > m->window_start ? m->window_end - m->window_start : 0;
+    r->switches = fikit_sim_gpu_switches(m->gpu);
+    r->preemptions = fikit_sim_gpu_preemptions(m->gpu);
+out:
+    for (size_t i = 0; i < ntasks; i++) {
+        free(m->t[i].keys);
+        free(m->t[i].queue);
+        free(m->t[i].fl);
+        fikit_predictor_free(m->t[i].pred);
+    }
+    fikit_sim_gpu_free(m->gpu);
+    fikit_sim_evq_free(&m->q);
+    free(m->shm);
+    free(m);
+    return rc;
+}
+
+void fikit_sim_result_free(struct fikit_sim_result *r)
+{
+    for (size_t i = 0; i < FIKIT_SIM_MAX_TASKS; i++)
+        free(r->task[i].latency_ns);
+    memset(r, 0, sizeof *r);
+}

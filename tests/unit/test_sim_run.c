@@ -1,0 +1,151 @@
+/* fikit sim's runs (sim/run.c, sim/experiment.c): the same seed gives the
+ * same run; fikit's own admission and scheduler decide for the tasks that
+ * fikit schedules (a lower task is held and granted only where fikit would,
+ * and never when passthrough); the quantiles' intervals hold the value. */
+#include "sim/experiment.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+static const struct fikit_sim_device DEV = {.name = "t", .sms = 10, .threads_per_sm = 1024,
+                                            .blocks_per_sm = 8, .launch_ns = 2000,
+                                            .switch_ns = 0, .slice_ns = 2000000};
+
+/* A service: 20 kernels of 20 us, 30 us of host time between them, a sync. */
+static const char SERVICE[] =
+    "fikit-sim-workload 1\nname svc\nkind service\nseq\n"
+    "L 10 20 4 128 a\nL 30 20 4 128 b\nL 30 20 4 128 a\nL 30 20 4 128 b\nL 30 20 4 128 a\n"
+    "L 30 20 4 128 b\nL 30 20 4 128 a\nL 30 20 4 128 b\nL 30 20 4 128 a\nL 30 20 4 128 b\n"
+    "L 30 20 4 128 a\nL 30 20 4 128 b\nL 30 20 4 128 a\nL 30 20 4 128 b\nL 30 20 4 128 a\n"
+    "L 30 20 4 128 b\nL 30 20 4 128 a\nL 30 20 4 128 b\nL 30 20 4 128 a\nL 30 20 4 128 c\n"
+    "S 5\nend\n";
+/* A job: kernels of 300 us filling the device, a sync every four. */
+static const char LOOP[] =
+    "fikit-sim-workload 1\nname job\nkind loop\nseq\n"
+    "L 5 300 400 256 k\nL 5 300 400 256 k\nL 5 300 400 256 k\nL 5 300 400 256 k\nS 5\nend\n";
+
+static struct fikit_sim_workload svc, job;
+
+static void setup(void)
+{
+    struct fikit_err err;
+    cr_assert_eq(fikit_sim_workload_parse(SERVICE, strlen(SERVICE), "svc", &svc, &err), 0, "%s", err.msg);
+    cr_assert_eq(fikit_sim_workload_parse(LOOP, strlen(LOOP), "job", &job, &err), 0, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+    fikit_sim_workload_free(&svc);
+    fikit_sim_workload_free(&job);
+}
+
+static void experiment(struct fikit_sim_experiment *x, enum fikit_policy policy)
+{
+    memset(x, 0, sizeof *x);
+    x->dev = &DEV;
+    x->service = &svc;
+    x->loop = &job;
+    fikit_sched_params_default(&x->sched_ts);
+    x->sched_ts.policy = policy;
+    x->sched_ts.substrate_cost_ns = 0;
+    x->sched_mps = x->sched_ts;
+    x->beside_thread_pct = 50;
+    x->poll_ns = 50000;
+    x->pickup_ns = 5000;
+    x->wake_ns = 4000;
+    x->load = 0.5;
+    x->requests = 400;
+    x->warmup = 20;
+    x->seed = 7;
+    x->modes = (1u << FIKIT_SIM_MODES) - 1;
+}
+
+TestSuite(sim_run, .init = setup, .fini = teardown);
+
+Test(sim_run, the_same_seed_gives_the_same_run_and_another_seed_another)
+{
+    struct fikit_sim_experiment x;
+    experiment(&x, FIKIT_POLICY_FILL);
+    struct fikit_sim_report a, b, c;
+    struct fikit_err err;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &a, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(fikit_sim_experiment_run(&x, &b, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "two runs with one seed agree to the bit");
+    x.seed = 8;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &c, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_neq(a.alone_p99.v, c.alone_p99.v);
+}
+
+Test(sim_run, fikit_holds_and_grants_the_lower_task_and_passthrough_never_holds)
+{
+    struct fikit_sim_experiment x;
+    experiment(&x, FIKIT_POLICY_FILL);
+    struct fikit_sim_report r;
+    struct fikit_err err;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &r, NULL, NULL, &err), 0, "%s", err.msg);
+    for (int m = FIKIT_SIM_MODE_FIKIT_TS; m <= FIKIT_SIM_MODE_FIKIT_MPS; m++) {
+        const struct fikit_sim_row *w = &r.row[m];
+        cr_assert(w->done);
+        cr_assert_gt(w->holds, 0, "%s: the job's kernels are held beside the active service",
+                     fikit_sim_mode_name(m));
+        cr_assert_geq(w->holds, w->grants);
+        cr_assert_gt(w->grants + w->fills, 0, "%s: and some run in its gaps", fikit_sim_mode_name(m));
+        cr_assert_gt(w->loop_ratio, 0);
+    }
+    for (int m = FIKIT_SIM_MODE_TIMESLICE; m <= FIKIT_SIM_MODE_MPS_PRIO; m++)
+        cr_assert_eq(r.row[m].holds + r.row[m].grants + r.row[m].fills, 0, "no fikit in %s",
+                     fikit_sim_mode_name(m));
+
+    experiment(&x, FIKIT_POLICY_PASSTHROUGH);
+    x.modes = 1u << FIKIT_SIM_MODE_FIKIT_MPS;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &r, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.row[FIKIT_SIM_MODE_FIKIT_MPS].holds, 0);
+    cr_assert_eq(r.row[FIKIT_SIM_MODE_FIKIT_MPS].fills, 0);
+}
+
+Test(sim_run, strict_keeps_the_job_out_while_the_service_is_active)
+{
+    /* With the service busy at this load and its idle threshold learned
+     * from its own gaps (the longest between requests), strict lets the job
+     * run far less than filling does. */
+    struct fikit_sim_experiment x;
+    experiment(&x, FIKIT_POLICY_STRICT);
+    x.modes = 1u << FIKIT_SIM_MODE_FIKIT_MPS;
+    struct fikit_sim_report strict, fill;
+    struct fikit_err err;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &strict, NULL, NULL, &err), 0, "%s", err.msg);
+    experiment(&x, FIKIT_POLICY_FILL);
+    x.modes = 1u << FIKIT_SIM_MODE_FIKIT_MPS;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &fill, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_lt(strict.row[FIKIT_SIM_MODE_FIKIT_MPS].loop_ratio, fill.row[FIKIT_SIM_MODE_FIKIT_MPS].loop_ratio);
+    cr_assert_eq(strict.row[FIKIT_SIM_MODE_FIKIT_MPS].fills, 0, "strict never fills");
+}
+
+Test(sim_run, a_quantile_lies_inside_its_interval)
+{
+    uint64_t v[1000];
+    for (int i = 0; i < 1000; i++)
+        v[i] = (uint64_t)(i + 1) * 1000000;
+    struct fikit_sim_q q = fikit_sim_quantile(v, 1000, 0.99);
+    cr_assert_float_eq(q.v, 990, 1e-9);
+    cr_assert_leq(q.lo, q.v);
+    cr_assert_geq(q.hi, q.v);
+    cr_assert_lt(q.lo, q.hi);
+    q = fikit_sim_quantile(v, 1000, 0.5);
+    cr_assert_float_eq(q.v, 501, 1e-9);
+}
+
+Test(sim_run, bad_setups_are_refused_with_a_reason)
+{
+    struct fikit_sim_experiment x;
+    experiment(&x, FIKIT_POLICY_FILL);
+    x.service = &job;
+    struct fikit_sim_report r;
+    struct fikit_err err;
+    cr_assert_lt(fikit_sim_experiment_run(&x, &r, NULL, NULL, &err), 0);
+    cr_assert(strstr(err.msg, "job is a loop"), "%s", err.msg);
+    experiment(&x, FIKIT_POLICY_FILL);
+    x.load = 1.0;
+    cr_assert_lt(fikit_sim_experiment_run(&x, &r, NULL, NULL, &err), 0);
+    cr_assert(strstr(err.msg, "load 1"), "%s", err.msg);
+}
