@@ -25,6 +25,7 @@ size_t fikit_proto_payload_size(uint16_t type)
     case FIKIT_MSG_TRACE_TASK: return sizeof(struct fikit_msg_trace_task);
     case FIKIT_MSG_TRACE_EVENTS: return sizeof(struct fikit_msg_trace_events);
     case FIKIT_MSG_OK: return 0;
+    case FIKIT_MSG_ATTEST: return sizeof(struct fikit_msg_attest);
     default: return SIZE_MAX;
     }
 }
@@ -146,6 +147,20 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
         const struct fikit_msg_trace_events *m = (const void *)p;
         if (m->n > FIKIT_TRACE_CHUNK)
             REJECT("event count out of range");
+        break;
+    }
+    case FIKIT_MSG_ATTEST: {
+        const struct fikit_msg_attest *m = (const void *)p;
+        if (!terminated(m->task, sizeof m->task) || !terminated(m->origin, sizeof m->origin))
+            REJECT("unterminated string");
+        if (!fikit_proto_task_name_ok(m->task))
+            REJECT("bad task name (accepted: 1 to 63 of A-Z a-z 0-9 _ . -)");
+        if (!printable(m->origin))
+            REJECT("origin not printable ASCII");
+        if (m->pid <= 0)
+            REJECT("pid out of range");
+        if (m->level < -1 || m->level > 9 || m->ceiling < 0 || m->ceiling > 9)
+            REJECT("level or ceiling out of range");
         break;
     }
     default:

@@ -35,6 +35,9 @@ enum fikit_msg_type {
     FIKIT_MSG_TRACE_TASK,      /* fikitd -> tool: who a slot is */
     FIKIT_MSG_TRACE_EVENTS,    /* fikitd -> tool: a chunk of events */
     FIKIT_MSG_OK,              /* fikitd -> tool */
+    FIKIT_MSG_ATTEST,          /* root -> fikitd: who a process is (a cluster scheduler's record);
+                                * added after version 5 without a new version: only root sends
+                                * it, and an older fikitd closes the connection */
     FIKIT_MSG_TYPE_MAX
 };
 
@@ -127,6 +130,21 @@ struct fikit_msg_status_task {
     uint64_t held_longest_ns;     /* how long its longest-held launch has waited; 0: none held */
     uint64_t held_longest_dur_ns; /* that launch's predicted duration; 0: not measured */
     char name[64];
+};
+
+/* A record made by root (a Slurm SPANK plugin in a task before its exec):
+ * the process pid and every process it starts are the task `task`, asking
+ * for `level` (-1: what the client asks) and allowed no higher (smaller
+ * number) than `ceiling`. fikitd takes it only from root or its own user,
+ * and at a registration trusts the record of the nearest ancestor over what
+ * the client claims and over [limits]. */
+struct fikit_msg_attest {
+    int32_t pid;
+    int32_t level;   /* -1, or 0..9 */
+    int32_t ceiling; /* 0..9 */
+    uint32_t pad;
+    char task[64];
+    char origin[128]; /* who says so, for the log: "slurm job 12 step 0 partition gpu" */
 };
 
 enum fikit_trace_op { FIKIT_TRACE_STOP = 0, FIKIT_TRACE_START = 1 };

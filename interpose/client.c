@@ -234,8 +234,9 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
     r->level = ok->level;
     r->generation = ok->generation;
     if (ok->level != ok->requested_level)
-        fikit_warn("task %s asked for priority %d; fikit.ini [limits] allows this user %d at most: "
-                   "running at %d", c->task, ok->requested_level, ok->level, ok->level);
+        fikit_warn("task %s asked for priority %d; fikitd allows it %d at most (fikit.ini [limits], "
+                   "or a cluster partition's ceiling): running at %d", c->task, ok->requested_level,
+                   ok->level, ok->level);
     *out = r;
     return 0;
 }

@@ -14,7 +14,7 @@ import time
 import traceback
 from harness import HDR, REGISTER, REGISTER_OK, REG_OK, Fikit, check, fail, packet, register
 
-HELLO, STATUS, ERROR = 1, 6, 5
+HELLO, STATUS, ERROR, ATTEST = 1, 6, 5, 15
 ROOT = os.geteuid() == 0
 nobody = pwd.getpwnam("nobody")
 
@@ -92,6 +92,24 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
             raise SystemExit(0 if level == 5 else 10 + level)
         rc = wait_child(attacker(ask_for_zero, fk.socket))
         check(rc == 0, f"group.nogroup = 5 caps nobody who asked for 0 (exit {rc}: 0 is level 5, 10+N level N)")
+
+        # Only root says who a process is (the Slurm plugin's task record): nobody
+        # who writes one for itself with ceiling 0 is refused and stays at 5.
+        def attest_self(path):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            s.send(packet(ATTEST, struct.pack("<iiiI64s128s", os.getpid(), 0, 0, 0, b"serve", b"me")))
+            t, msg = recv_type(s)
+            if t != ERROR or b"only root" not in msg:
+                raise SystemExit(f"the record was not refused: type {t}")
+            s.send(register(b"probe", level=0, key=b"opencl:limits"))
+            t, msg = recv_type(s)
+            if t != REGISTER_OK:
+                raise SystemExit(f"not registered: type {t}")
+            level = REG_OK.unpack_from(msg, HDR.size)[1]
+            raise SystemExit(0 if level == 5 else 10 + level)
+        rc = wait_child(attacker(attest_self, fk.socket))
+        check(rc == 0, f"nobody's own task record is refused and it stays at 5 (exit {rc})")
     else:
         print("skip: [limits] against another user needs root")
 

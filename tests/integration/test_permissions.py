@@ -78,7 +78,7 @@ with Fikit(tasks=(("serve", 0), ("batch", 9))) as fk:
     check(re.search(r"task batch \(pid \d+\) registered in slot \d+ at priority 5", log) and
           re.search(r"task batch \(pid \d+, uid \d+\) asked for priority 0; \[limits\] allows 5 at most", log),
           "fikitd registered it at priority 5 and logged why")
-    check("asked for priority 0; fikit.ini [limits] allows this user 5 at most: running at 5" in err,
+    check("asked for priority 0; fikitd allows it 5 at most (fikit.ini [limits], or a cluster partition's ceiling): running at 5" in err,
           "nobody's program was told, once, why it runs at 5")
     check(f"cannot write {path}: Permission denied; the previous profile is kept" in err,
           "the profile write in a directory nobody may not write failed with a reason")

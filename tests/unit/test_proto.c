@@ -158,3 +158,32 @@ Test(proto, register_takes_printable_bounded_names)
     uint16_t type;
     cr_assert_eq(fikit_proto_check(&p, sizeof p, &type, NULL), -EPROTO, "a model with a newline");
 }
+
+/* A task record (FIKIT_MSG_ATTEST) is checked as fully as a registration:
+ * a name fikit.ini accepts, a printable origin, levels in range. */
+static int check_attest(int32_t pid, int32_t level, int32_t ceiling, const char *task, const char *origin)
+{
+    char buf[sizeof(struct fikit_msg_hdr) + sizeof(struct fikit_msg_attest)];
+    struct fikit_msg_hdr h = {.magic = FIKIT_PROTO_MAGIC, .version = FIKIT_PROTO_VERSION,
+                              .type = FIKIT_MSG_ATTEST, .len = sizeof(struct fikit_msg_attest)};
+    struct fikit_msg_attest m = {.pid = pid, .level = level, .ceiling = ceiling};
+    snprintf(m.task, sizeof m.task, "%s", task);
+    snprintf(m.origin, sizeof m.origin, "%s", origin);
+    memcpy(buf, &h, sizeof h);
+    memcpy(buf + sizeof h, &m, sizeof m);
+    uint16_t type;
+    const char *why = "";
+    return fikit_proto_check(buf, sizeof buf, &type, &why);
+}
+
+Test(proto, attest_ranges)
+{
+    cr_expect_eq(check_attest(10, 0, 5, "serve", "slurm job 1 step 0"), 0);
+    cr_expect_eq(check_attest(10, -1, 0, "serve", ""), 0, "-1: the client's own request");
+    cr_expect_eq(check_attest(0, 0, 5, "serve", ""), -EPROTO, "pid 0");
+    cr_expect_eq(check_attest(10, -2, 5, "serve", ""), -EPROTO, "level -2");
+    cr_expect_eq(check_attest(10, 10, 5, "serve", ""), -EPROTO, "level 10");
+    cr_expect_eq(check_attest(10, 0, 10, "serve", ""), -EPROTO, "ceiling 10");
+    cr_expect_eq(check_attest(10, 0, 5, "a b", ""), -EPROTO, "task name with a space");
+    cr_expect_eq(check_attest(10, 0, 5, "serve", "job\n1"), -EPROTO, "origin with a newline");
+}

@@ -1,4 +1,5 @@
 #include "tools/fikitd/server.h"
+#include "tools/fikitd/attest.h"
 
 #include "core/calibration.h"
 #include "core/clock.h"
@@ -512,8 +513,22 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
         close(d->spare_fd);
         d->spare_fd = -1;
     }
-    int allowed = fikit_config_max_priority(&d->cfg, c->uid, c->gid);
+    /* A record root made of the process or an ancestor (a Slurm task)
+     * decides its name and ceiling instead of [limits] and the client. */
+    const struct fikitd_attest *att = fikitd_attest_find(c->pid);
+    int allowed = att ? att->ceiling : fikit_config_max_priority(&d->cfg, c->uid, c->gid);
     d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    struct fikit_msg_register attested;
+    if (att) {
+        attested = *m;
+        snprintf(attested.task, sizeof attested.task, "%s", att->task);
+        if (att->level >= 0)
+            attested.level = att->level;
+        if (strcmp(m->task, att->task) || attested.level != m->level)
+            fikit_info("task %s (pid %d) at priority %d is %s at priority %d: %s says so", m->task,
+                       (int)c->pid, m->level, att->task, attested.level, att->origin);
+        m = &attested;
+    }
     if (allowed < 0) {
         /* Guessing would either lift a capped user or cap an allowed one. */
         fikit_warn("task %s (pid %d, uid %u) refused: cannot look up its [limits]: %s", m->task,
@@ -524,8 +539,9 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
     }
     int level = m->level < allowed ? allowed : m->level;
     if (level != m->level)
-        fikit_info("task %s (pid %d, uid %u) asked for priority %d; [limits] allows %d at most",
-                   m->task, (int)c->pid, (unsigned)c->uid, m->level, allowed);
+        fikit_info("task %s (pid %d, uid %u) asked for priority %d; %s allows %d at most",
+                   m->task, (int)c->pid, (unsigned)c->uid, m->level, att ? att->origin : "[limits]",
+                   allowed);
     int err = 0;
     struct fikitd_device *dev = device_for(d, m->device_key, m->device_model,
                                            (m->flags & FIKIT_REGISTER_DEVICE_ON_HOST) != 0, c->uid, &err);
@@ -581,6 +597,25 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
     fikit_info("device %d: task %s (pid %d) registered in slot %d at priority %d%s%s", dev->index,
                m->task, (int)c->pid, slot, level, (m->flags & FIKIT_REGISTER_MEASURE) ? ", measuring" : "",
                (m->flags & FIKIT_REGISTER_BESIDE) ? ", beside higher levels" : "");
+}
+
+/* Root (or fikitd's own user) says who a process is: see attest.h. */
+static void handle_attest(struct fikitd_conn *c, const struct fikit_msg_attest *m)
+{
+    if (!privileged(c->uid)) {
+        fikit_warn("pid %d (uid %u) sent a task record; only root may", (int)c->pid, (unsigned)c->uid);
+        send_error(c, -EPERM, "only root and the user fikitd runs as may say who a process is");
+        return;
+    }
+    int rc = fikitd_attest_add(m);
+    if (rc) {
+        send_error(c, rc, "cannot keep the record of pid %d: %s", (int)m->pid,
+                   rc == -ENOSPC ? "too many live records" : strerror(-rc));
+        return;
+    }
+    fikit_info("pid %d is task %s, priority %d, at most %d: %s", (int)m->pid, m->task, m->level,
+               m->ceiling, m->origin);
+    conn_send(c, FIKIT_MSG_OK, NULL, 0, -1);
 }
 
 static void handle_status(struct fikitd *d, struct fikitd_conn *c)
@@ -760,6 +795,9 @@ static void handle_message(struct fikitd *d, struct fikitd_conn *c)
         break;
     case FIKIT_MSG_STATUS:
         handle_status(d, c);
+        break;
+    case FIKIT_MSG_ATTEST:
+        handle_attest(c, payload);
         break;
     case FIKIT_MSG_TRACE_CTL: {
         const struct fikit_msg_trace_ctl *m = payload;
