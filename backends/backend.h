@@ -2,7 +2,11 @@
  * vendor API, in the spirit of the Linux DRM scheduler's
  * drm_sched_backend_ops: every backend (CUDA, HIP, OpenCL) fills one
  * struct fikit_backend_ops, and nothing outside backends/<api>/ knows the
- * API's types. No policy lives behind these pointers. */
+ * API's types. No policy lives behind these pointers. Each backend also
+ * describes itself to the interposer with one struct fikit_backend (its
+ * ops, the entry points it replaces, the names it hooks, its libraries),
+ * registered when libfikit.so loads; backends/README.md says what a new
+ * one provides. */
 #ifndef FIKIT_BACKENDS_BACKEND_H
 #define FIKIT_BACKENDS_BACKEND_H
 
@@ -67,6 +71,24 @@ struct fikit_backend_ops {
      * complete; negative if they overlapped. */
     int (*marker_gap)(struct fikit_marker *prev, struct fikit_marker *next, int64_t *ns);
     void (*marker_release)(struct fikit_marker *m);
+};
+
+struct fikit_hook; /* interpose/hooks.h */
+
+/* One vendor API as the interposer sees it. */
+struct fikit_backend {
+    const struct fikit_backend_ops *ops;
+    /* The entry points replaced, ending with {NULL}: answered with fikit's
+     * wrappers wherever the program looks them up. NULL for a backend that
+     * enters another way (OpenCL: the layer entry points). */
+    struct fikit_hook *hooks;
+    /* The symbol filter: the first characters of every hooked name, so
+     * that dlsym answers every other name without a table lookup. */
+    const char *symbol_starts;
+    /* The vendor's libraries, NULL-terminated, newest first: where a real
+     * entry point is looked for when the dynamic linker's next definition
+     * does not have it (the program opened the library in a local scope). */
+    const char *const *libraries;
 };
 
 _Static_assert(offsetof(struct fikit_backend_ops, marker_begin) + sizeof(void *) <= 64,

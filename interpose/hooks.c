@@ -1,5 +1,7 @@
 #include "interpose/hooks.h"
 
+#include "backends/backend.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -14,12 +16,18 @@
 
 static struct fikit_hook *tables[MAX_TABLES];
 static _Atomic int ntables;
+/* The first characters of hooked names, from the backends' symbol_starts. */
+static bool hooked_start[256];
 
-void fikit_hooks_register(struct fikit_hook *table)
+void fikit_backend_register(const struct fikit_backend *b)
 {
+    if (!b->hooks)
+        return;
     int n = atomic_load(&ntables);
     if (n < MAX_TABLES) {
-        tables[n] = table;
+        for (const char *c = b->symbol_starts; c && *c; c++)
+            hooked_start[(unsigned char)*c] = true;
+        tables[n] = b->hooks;
         atomic_store(&ntables, n + 1);
     }
 }
@@ -160,8 +168,8 @@ NO_SANITIZE void *fikit_dlsym_find_next(void)
 NO_SANITIZE void *fikit_dlsym(void *handle, const char *name)
 {
     void *r = fikit_real_dlsym(handle, name);
-    /* Hooked names start with c (CUDA), h (HIP) or _Z (HIP's C++ exports). */
-    if (!r || handle == RTLD_NEXT || (name[0] != 'c' && name[0] != 'h' && name[0] != '_'))
+    /* Only names that start as a backend's hooked names do (its symbol_starts). */
+    if (!r || handle == RTLD_NEXT || !hooked_start[(unsigned char)name[0]])
         return r;
     struct fikit_hook *h = fikit_hook_find(name);
     if (h && r == h->wrapper) {

@@ -1,4 +1,5 @@
-/* Owns: the table of API entry points fikit replaces, and how a program's
+/* Owns: the tables of API entry points fikit replaces (one per backend,
+ * registered with its descriptor), and how a program's
  * lookups of them are answered. An entry pairs an exported symbol name with
  * fikit's wrapper and the real function the wrapper calls. The real one is
  * learnt from whichever path the program took: the dynamic linker (RTLD_NEXT),
@@ -19,9 +20,12 @@ struct fikit_hook {
     const char *const *libraries;
 };
 
-/* A backend's hooks are a static array ending with {NULL}; registered at
- * load time by a constructor. */
-void fikit_hooks_register(struct fikit_hook *table);
+/* A backend's descriptor (backends/backend.h), registered at load time by
+ * a constructor of the backend's: its hooks (a static array ending with
+ * {NULL}) are found from then on, and dlsym looks up names that start with
+ * one of its symbol_starts. */
+struct fikit_backend;
+void fikit_backend_register(const struct fikit_backend *b);
 
 /* The hook for an exact symbol name, or NULL. */
 struct fikit_hook *fikit_hook_find(const char *name);

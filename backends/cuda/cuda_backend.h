@@ -11,6 +11,8 @@
 #include <stdbool.h>
 
 extern const struct fikit_backend_ops fikit_cuda_ops;
+/* The descriptor, with the hooks (cuda_hooks.c). */
+extern const struct fikit_backend fikit_cuda_backend;
 
 /* The per-thread default stream, as a handle. */
 #define FIKIT_CU_STREAM_PER_THREAD ((CUstream)0x2)

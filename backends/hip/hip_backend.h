@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 extern const struct fikit_backend_ops fikit_hip_ops;
+/* The descriptor, with the hooks (hip_hooks.c). */
+extern const struct fikit_backend fikit_hip_backend;
 
 /* The runtime's library names, newest first (NULL-terminated). */
 extern const char *const fikit_hip_sonames[];

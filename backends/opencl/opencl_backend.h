@@ -10,6 +10,8 @@
 #include <CL/cl_icd.h>
 
 extern const struct fikit_backend_ops fikit_opencl_ops;
+/* The descriptor, with the layer (opencl_layer.c). */
+extern const struct fikit_backend fikit_opencl_backend;
 
 /* The dispatch table below fikit's layer (the driver, or the next layer). */
 void fikit_opencl_set_target(const struct _cl_icd_dispatch *target);

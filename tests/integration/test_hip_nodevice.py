@@ -27,7 +27,7 @@ from harness import BUILD, Fikit, check, fail
 HIP = os.path.join(BUILD, "tests", "hip")
 LIBFIKIT = os.path.join(BUILD, "interpose", "libfikit.so")
 
-# Every entry point libfikit.so hooks for HIP (interpose/hip_hooks.c).
+# Every entry point libfikit.so hooks for HIP (backends/hip/hip_hooks.c).
 HOOKED = [
     "hipLaunchKernel", "hipLaunchKernel_spt", "hipExtLaunchKernel",
     "hipLaunchCooperativeKernel", "hipLaunchCooperativeKernel_spt",

@@ -1,7 +1,7 @@
 /* The CUDA entry into fikit: every driver entry point that launches work,
  * exported under its own name (found first by the dynamic linker through
  * LD_PRELOAD), and handed out in its place wherever the program looks it
- * up: dlsym on libcuda (hooks.c), and cuGetProcAddress, which is how
+ * up: dlsym on libcuda (interpose/hooks.c), and cuGetProcAddress, which is how
  * libcudart, and with it cuBLAS, cuDNN and PyTorch, reach the driver. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include "backends/cuda/cuda_backend.h"
@@ -89,7 +89,15 @@ static struct fikit_hook hooks[H_COUNT + 1] = {
     [H_COUNT] = {NULL, NULL, NULL, NULL},
 };
 
-__attribute__((constructor)) static void register_cuda_hooks(void) { fikit_hooks_register(hooks); }
+/* CUDA as the interposer sees it. */
+const struct fikit_backend fikit_cuda_backend = {
+    .ops = &fikit_cuda_ops,
+    .hooks = hooks,
+    .symbol_starts = "c",
+    .libraries = libcuda,
+};
+
+__attribute__((constructor)) static void register_cuda(void) { fikit_backend_register(&fikit_cuda_backend); }
 
 /* fikit's own driver calls go through the driver's cuGetProcAddress. */
 static void driver_ready(void)

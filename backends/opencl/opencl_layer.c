@@ -7,6 +7,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include "backends/opencl/opencl_backend.h"
 #include "core/log.h"
+#include "interpose/hooks.h"
 #include "interpose/launch.h"
 
 #include <CL/cl_layer.h>
@@ -281,6 +282,20 @@ static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(C
 }
 
 /* ------------------------------------------------------ layer entry */
+
+/* OpenCL as the interposer sees it: it enters through the layer entry
+ * points below, which the loader finds itself, so nothing is hooked. */
+const struct fikit_backend fikit_opencl_backend = {
+    .ops = &fikit_opencl_ops,
+    .hooks = NULL,
+    .symbol_starts = "",
+    .libraries = NULL,
+};
+
+__attribute__((constructor)) static void register_opencl(void)
+{
+    fikit_backend_register(&fikit_opencl_backend);
+}
 
 CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param, size_t size, void *value,
                                                size_t *size_ret)

@@ -1,7 +1,7 @@
 /* The HIP entry into fikit: every libamdhip64 entry point that launches
  * work, exported under its own name (found first by the dynamic linker
  * through LD_PRELOAD), and handed out in its place wherever the program
- * looks it up: dlsym on a libamdhip64 it opened itself (hooks.c), and the
+ * looks it up: dlsym on a libamdhip64 it opened itself (interpose/hooks.c), and the
  * runtime's own hipGetProcAddress / hipGetDriverEntryPoint (ROCm 6.1+, 7.1+).
  * Which of these the installed ROCm exports is found at run time; a missing
  * one is not an error (the debug log lists them). Also here: the stream
@@ -154,7 +154,15 @@ static struct fikit_hook hooks[H_COUNT + 1] = {
     [H_COUNT] = {NULL, NULL, NULL, NULL},
 };
 
-__attribute__((constructor)) static void register_hip_hooks(void) { fikit_hooks_register(hooks); }
+/* HIP as the interposer sees it: C names start with h, ROCm 5's C++ ones with _. */
+const struct fikit_backend fikit_hip_backend = {
+    .ops = &fikit_hip_ops,
+    .hooks = hooks,
+    .symbol_starts = "h_",
+    .libraries = fikit_hip_sonames,
+};
+
+__attribute__((constructor)) static void register_hip(void) { fikit_backend_register(&fikit_hip_backend); }
 
 /* ------------------------------------------------- the real functions */
 
@@ -706,7 +714,7 @@ static void answer(const char *symbol, void **pfn)
     if (!pfn || !*pfn)
         return;
     /* A runtime that looks its entries up with dlsym gets fikit's wrappers
-     * already (hooks.c): never take a wrapper for the real function, or it
+     * already (interpose/hooks.c): never take a wrapper for the real function, or it
      * would call itself. */
     if (fikit_hook_is_wrapper(hooks, *pfn))
         return;
