@@ -16,7 +16,7 @@
 
 #define FIKIT_SIM_WORKLOAD_VERSION 1
 #define FIKIT_SIM_MAX_STEPS 1000000u        /* in a whole file */
-#define FIKIT_SIM_MAX_NAME 255u             /* bytes of a decoded kernel name */
+#define FIKIT_SIM_MAX_NAME 1023u            /* bytes of a decoded kernel name: as the interposer keeps it */
 #define FIKIT_SIM_MAX_DUR_NS 10000000000ull /* 10 s: a kernel's duration, a host time */
 #define FIKIT_SIM_MAX_THREADS 65536u        /* per block */
 

@@ -219,19 +219,19 @@ Test(sim_workload, rejects_each_field)
     rejects(HDRL "seq\nL 1 1 1 1 a%00\nend\n", -EINVAL,
             "t.wl:5: NAME 'a%00': bad escape; accepted: bytes '!' to '~' other than '%', and %XX "
             "(two hex digits, not %00) for any other byte");
-    char t[1200], name[300];
-    memset(name, 'n', 256);
-    name[256] = '\0';
+    char t[1400], name[1100];
+    memset(name, 'n', 1024);
+    name[1024] = '\0';
     snprintf(t, sizeof t, HDRL "seq\nL 1 1 1 1 %s\nend\n", name);
     rejects(t, -EINVAL,
-            "t.wl:5: NAME 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...': 256 bytes "
-            "decoded; accepted: 1 to 255");
-    name[255] = '\0';
+            "t.wl:5: NAME 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...': 1024 bytes "
+            "decoded; accepted: 1 to 1023");
+    name[1023] = '\0';
     snprintf(t, sizeof t, HDRL "seq\nL 1 1 1 1 %s\nend\n", name);
     struct fikit_sim_workload w;
     struct fikit_err err;
     cr_assert_eq(parse(t, &w, &err), 0, "%s", err.msg);
-    cr_assert_eq(strlen(w.kernels[0]), 255);
+    cr_assert_eq(strlen(w.kernels[0]), 1023);
     fikit_sim_workload_free(&w);
 }
 

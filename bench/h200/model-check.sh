@@ -1,0 +1,25 @@
+#!/bin/bash
+# On the lent GPU (issue 23, part 2): the model against the GPU. The resnet50 pair
+# (or the pair named by MODEL_CHECK_PAIR) in the baseline modes (alone, time-slicing,
+# MPS, MPS with client priority) and fikit fill on both substrates, each fill mode
+# twice between runs of the service alone (--repeat 2), so that a ratio is to an
+# alone run minutes apart, not one distant run; about 2000 requests a fill mode.
+# The model's prediction for the same settings: `fikit sim --pair PAIR` here, put
+# beside these figures in docs/sim.md.
+#   bash bench/h200/model-check.sh [BUILD]        BUILD: the carried build (default build)
+# MODEL_CHECK_SECONDS (default 9): the service's measurement per mode and pass.
+set -u
+case ${1:-} in -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+BUILD_DIR=${1:-build}
+source "$(dirname "$0")/env.sh"
+PAIR=${MODEL_CHECK_PAIR:-resnet50}
+SECS=${MODEL_CHECK_SECONDS:-9}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); pair $PAIR; $SECS s a mode and pass"
+timeout 570 python3 bench/evaluate --build "$BUILD_DIR" --out /tmp/model-check --workloads "$PAIR" \
+  --seconds "$SECS" --repeat 2 --modes "fikit fill, time-slicing;fikit fill, mps" \
+  >"$OUT/model-check.log" 2>&1
+echo "evaluate exit $?"
+cp /tmp/model-check/results.json "$OUT/model-check.json" 2>/dev/null
+cp /tmp/model-check/results.md "$OUT/model-check.md" 2>/dev/null
+grep -E '^#|^\| ' "$OUT/model-check.log" | tail -40
