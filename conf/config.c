@@ -85,6 +85,7 @@ void fikit_config_defaults(struct fikit_config *c)
     c->spin_ns = FIKIT_SPIN_AUTO;
     c->trace_events = 65536;
     c->warn_held_ns = 10ull * 1000 * 1000 * 1000;
+    c->metrics_interval_ns = 5ull * 1000 * 1000 * 1000;
     c->on_daemon_missing = FIKIT_ON_MISSING_PASSTHROUGH;
     c->sample_rate = 0.02;
     c->default_priority = 5;
@@ -396,9 +397,19 @@ static int handler(void *user, const char *section, const char *key, const char 
         } else if (strcmp(key, "warn_held_after_ms") == 0) {
             if (get_uint(x, section, key, val, 0, 3600000, &u))
                 c->warn_held_ns = u * 1000 * 1000;
+        } else if (strcmp(key, "metrics_file") == 0) {
+            if (strcmp(val, "off") == 0)
+                c->metrics_file[0] = '\0';
+            else if (val[0] != '/' || strlen(val) >= sizeof c->metrics_file)
+                BAD(x, section, key, val, "not off or an absolute path", "off or an absolute path");
+            else
+                snprintf(c->metrics_file, sizeof c->metrics_file, "%s", val);
+        } else if (strcmp(key, "metrics_interval_ms") == 0) {
+            if (get_uint(x, section, key, val, 100, 3600000, &u))
+                c->metrics_interval_ns = u * 1000 * 1000;
         } else {
             fail(x, "[%s] %s: unknown key (accepted: socket, socket_group, state_dir, trace_events, "
-                    "warn_held_after_ms)",
+                    "warn_held_after_ms, metrics_file, metrics_interval_ms)",
                  section, key);
         }
         break;

@@ -94,6 +94,8 @@ struct fikit_config {
     char state_dir[PATH_MAX];   /* "" = auto */
     uint32_t trace_events;
     uint64_t warn_held_ns; /* log a launch held this long; 0 = never */
+    char metrics_file[PATH_MAX]; /* Prometheus textfile fikitd writes; "" = off */
+    uint64_t metrics_interval_ns;
 
     /* [client] */
     enum fikit_on_missing on_daemon_missing;

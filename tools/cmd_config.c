@@ -106,6 +106,8 @@ int fikit_cmd_config(int argc, char **argv)
         printf("warn_held_after_ms %llu\n", (unsigned long long)(cfg.warn_held_ns / 1000000));
     else
         printf("warn_held_after_ms 0 (never)\n");
+    printf("metrics_file      %s\n", cfg.metrics_file[0] ? cfg.metrics_file : "off");
+    printf("metrics_interval_ms %llu\n", (unsigned long long)(cfg.metrics_interval_ns / 1000000));
     printf("profile_dir       %s\n", prof);
     printf("sample_rate       %g\n", cfg.sample_rate);
     printf("on_daemon_missing %s\n", cfg.on_daemon_missing == FIKIT_ON_MISSING_FAIL ? "fail" : "passthrough");

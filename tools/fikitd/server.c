@@ -1,5 +1,6 @@
 #include "tools/fikitd/server.h"
 #include "tools/fikitd/attest.h"
+#include "tools/fikitd/metrics.h"
 
 #include "core/calibration.h"
 #include "core/clock.h"
@@ -28,6 +29,7 @@
 /* epoll data: small integers, tagged by kind */
 #define TAG_LISTEN 1ull
 #define TAG_SIGNAL 2ull
+#define TAG_METRICS 3ull
 #define TAG_CONN (1ull << 32)
 #define TAG_PIDFD (2ull << 32)
 /* A connection's epoll tag: its kind, its id (bits 0-15) and which use of
@@ -618,76 +620,84 @@ static void handle_attest(struct fikitd_conn *c, const struct fikit_msg_attest *
     conn_send(c, FIKIT_MSG_OK, NULL, 0, -1);
 }
 
+int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_msg_status_device *md,
+                         struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS])
+{
+    memset(md, 0, sizeof *md);
+    md->index = (uint32_t)dev->index;
+    int nt = 0;
+    pthread_mutex_lock(&dev->lock);
+    md->top_level = fikit_sched_top_level(&dev->sched, now);
+    md->policy = dev->sched.p.policy;
+    md->substrate_cost_ns = dev->sched.p.substrate_cost_ns;
+    md->safety_margin_ns = dev->sched.p.safety_margin_ns;
+    md->held_now = dev->sched.nreq;
+    md->grants_free = dev->grants_free;
+    md->grants_fit = dev->grants_fit;
+    md->grants_starved = dev->grants_starved;
+    md->grants_other = dev->grants_other;
+    md->nudges = dev->nudges;
+    md->pickups = dev->pickup.count;
+    md->pickup_p50_ns = fikit_stat_quantile(&dev->pickup, 0.5);
+    md->pickup_p99_ns = fikit_stat_quantile(&dev->pickup, 0.99);
+    md->pickup_max_ns = dev->pickup.count ? dev->pickup.max : 0;
+    md->passes = dev->pass.count;
+    md->pass_p50_ns = fikit_stat_quantile(&dev->pass, 0.5);
+    md->pass_p99_ns = fikit_stat_quantile(&dev->pass, 0.99);
+    md->pass_max_ns = dev->pass.count ? dev->pass.max : 0;
+    md->trace_on = atomic_load(&dev->shm->hdr.trace_on);
+    md->trace_lost = dev->trace_lost;
+    snprintf(md->key, sizeof md->key, "%s", dev->key);
+    snprintf(md->model, sizeof md->model, "%s", dev->model);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        if (!dev->slots[s].used)
+            continue;
+        const struct fikit_shm_slot *sl = &dev->shm->slots[s];
+        const struct fikitd_slot_info *info = &dev->slots[s];
+        const struct fikit_task_state *t = fikit_sched_task(&dev->sched, (uint32_t)s);
+        struct fikit_msg_status_task *mt = &tasks[nt++];
+        memset(mt, 0, sizeof *mt);
+        mt->device_index = (uint32_t)dev->index;
+        mt->slot = (uint32_t)s;
+        mt->pid = (int32_t)info->pid;
+        mt->level = info->level;
+        mt->requested_level = info->requested_level;
+        mt->uid = info->uid;
+        mt->active = t && fikit_sched_task_active(&dev->sched, t, now);
+        mt->launches = t ? t->launches : 0;
+        mt->holds = atomic_load(&sl->holds);
+        mt->grants = atomic_load(&sl->grants);
+        mt->fills = atomic_load(&sl->fills);
+        mt->paces = atomic_load(&sl->paces);
+        if (atomic_load(&sl->slowdown_ns) + FIKIT_SLOWDOWN_FRESH_NS > now)
+            mt->slowdown_ppm = atomic_load(&sl->slowdown_ppm);
+        for (size_t r = 0; r < dev->sched.nreq; r++) {
+            const struct fikit_request *q = &dev->sched.req[r];
+            if (q->task_id != (uint32_t)s)
+                continue;
+            if (mt->held_now++ == 0) { /* req[] is in posting order: the first waited longest */
+                mt->held_longest_ns = now > q->posted_ns ? now - q->posted_ns : 1;
+                mt->held_longest_dur_ns = q->dur_ns;
+            }
+        }
+        mt->beside = info->beside;
+        mt->idle_after_ns = fikit_idle_threshold(dev->sched.p.idle_learned, dev->sched.p.idle_after_ns,
+                                                 t ? t->idle_after_ns : 0);
+        snprintf(mt->name, sizeof mt->name, "%s", info->name);
+    }
+    md->ntasks = (uint32_t)nt;
+    pthread_mutex_unlock(&dev->lock);
+    return nt;
+}
+
 static void handle_status(struct fikitd *d, struct fikitd_conn *c)
 {
     uint64_t now = fikit_now_ns();
     int rc = 0;
     for (int i = 0; rc == 0 && i < d->ndevices; i++) {
-        struct fikitd_device *dev = d->devices[i];
-        struct fikit_msg_status_device md = {.index = (uint32_t)dev->index};
+        struct fikit_msg_status_device md;
         struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS];
-        int nt = 0;
-        pthread_mutex_lock(&dev->lock);
-        md.top_level = fikit_sched_top_level(&dev->sched, now);
-        md.policy = dev->sched.p.policy;
-        md.substrate_cost_ns = dev->sched.p.substrate_cost_ns;
-        md.safety_margin_ns = dev->sched.p.safety_margin_ns;
-        md.held_now = dev->sched.nreq;
-        md.grants_free = dev->grants_free;
-        md.grants_fit = dev->grants_fit;
-        md.grants_starved = dev->grants_starved;
-        md.grants_other = dev->grants_other;
-        md.nudges = dev->nudges;
-        md.pickups = dev->pickup.count;
-        md.pickup_p50_ns = fikit_stat_quantile(&dev->pickup, 0.5);
-        md.pickup_p99_ns = fikit_stat_quantile(&dev->pickup, 0.99);
-        md.pickup_max_ns = dev->pickup.count ? dev->pickup.max : 0;
-        md.passes = dev->pass.count;
-        md.pass_p50_ns = fikit_stat_quantile(&dev->pass, 0.5);
-        md.pass_p99_ns = fikit_stat_quantile(&dev->pass, 0.99);
-        md.pass_max_ns = dev->pass.count ? dev->pass.max : 0;
-        md.trace_on = atomic_load(&dev->shm->hdr.trace_on);
-        md.trace_lost = dev->trace_lost;
-        snprintf(md.key, sizeof md.key, "%s", dev->key);
-        snprintf(md.model, sizeof md.model, "%s", dev->model);
-        for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
-            if (!dev->slots[s].used)
-                continue;
-            const struct fikit_shm_slot *sl = &dev->shm->slots[s];
-            const struct fikitd_slot_info *info = &dev->slots[s];
-            const struct fikit_task_state *t = fikit_sched_task(&dev->sched, (uint32_t)s);
-            struct fikit_msg_status_task *mt = &tasks[nt++];
-            memset(mt, 0, sizeof *mt);
-            mt->device_index = (uint32_t)dev->index;
-            mt->slot = (uint32_t)s;
-            mt->pid = (int32_t)info->pid;
-            mt->level = info->level;
-            mt->requested_level = info->requested_level;
-            mt->uid = info->uid;
-            mt->active = t && fikit_sched_task_active(&dev->sched, t, now);
-            mt->launches = t ? t->launches : 0;
-            mt->holds = atomic_load(&sl->holds);
-            mt->grants = atomic_load(&sl->grants);
-            mt->fills = atomic_load(&sl->fills);
-            mt->paces = atomic_load(&sl->paces);
-            if (atomic_load(&sl->slowdown_ns) + FIKIT_SLOWDOWN_FRESH_NS > now)
-                mt->slowdown_ppm = atomic_load(&sl->slowdown_ppm);
-            for (size_t r = 0; r < dev->sched.nreq; r++) {
-                const struct fikit_request *q = &dev->sched.req[r];
-                if (q->task_id != (uint32_t)s)
-                    continue;
-                if (mt->held_now++ == 0) { /* req[] is in posting order: the first waited longest */
-                    mt->held_longest_ns = now > q->posted_ns ? now - q->posted_ns : 1;
-                    mt->held_longest_dur_ns = q->dur_ns;
-                }
-            }
-            mt->beside = info->beside;
-            mt->idle_after_ns = fikit_idle_threshold(dev->sched.p.idle_learned, dev->sched.p.idle_after_ns,
-                                                     t ? t->idle_after_ns : 0);
-            snprintf(mt->name, sizeof mt->name, "%s", info->name);
-        }
-        md.ntasks = (uint32_t)nt;
-        pthread_mutex_unlock(&dev->lock);
+        int nt = fikitd_status_device(d->devices[i], now, &md, tasks);
         if (rc == 0)
             rc = conn_send(c, FIKIT_MSG_STATUS_DEVICE, &md, sizeof md, -1);
         for (int k = 0; rc == 0 && k < nt; k++)
@@ -843,6 +853,14 @@ int fikitd_run(struct fikitd *d)
     epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev);
     ev.data.u64 = TAG_SIGNAL;
     epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->signal_fd, &ev);
+    int metrics_fd = fikitd_metrics_start(d);
+    if (metrics_fd >= 0) {
+        ev.data.u64 = TAG_METRICS;
+        epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, metrics_fd, &ev);
+    } else if (metrics_fd < -1) {
+        fikit_error("cannot start the metrics ([daemon] metrics_file): %s", strerror(-metrics_fd));
+        return 1;
+    }
 
     for (;;) {
         struct epoll_event evs[64];
@@ -857,6 +875,8 @@ int fikitd_run(struct fikitd *d)
             uint64_t tag = evs[i].data.u64;
             if (tag == TAG_LISTEN) {
                 accept_conns(d);
+            } else if (tag == TAG_METRICS) {
+                fikitd_metrics_tick(d);
             } else if (tag == TAG_SIGNAL) {
                 struct signalfd_siginfo si;
                 while (read(d->signal_fd, &si, sizeof si) == sizeof si) {
@@ -897,6 +917,7 @@ int fikitd_run(struct fikitd *d)
 
 void fikitd_shutdown(struct fikitd *d)
 {
+    fikitd_metrics_stop();
     /* Held launches go first, so no client waits on a daemon that is gone. */
     for (int i = 0; i < d->ndevices; i++)
         fikitd_device_close(d->devices[i]);

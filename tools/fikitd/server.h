@@ -5,6 +5,7 @@
 #define FIKITD_SERVER_H
 
 #include "conf/config.h"
+#include "core/proto.h"
 #include "tools/fikitd/device.h"
 
 #include <stdbool.h>
@@ -98,6 +99,11 @@ struct fikitd {
     uint64_t emfile_warned_ns, refuse_warned_ns; /* at most one line each per 10 s */
     struct fikitd_conn conns[FIKITD_MAX_CONNS];
 };
+
+/* What `fikit status` shows of one device: its record and its tasks' (the
+ * status request and the metrics both take this copy). Returns the tasks. */
+int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_msg_status_device *md,
+                         struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS]);
 
 /* Creates the socket directory and binds the socket. Errors name the path. */
 int fikitd_listen(struct fikitd *d);
