@@ -183,11 +183,13 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         case FIKIT_SIM_MODE_FIKIT_TS: s.fikit = true; break;
         case FIKIT_SIM_MODE_FIKIT_MPS:
             s.substrate = FIKIT_SIM_MPS;
+            s.mps_priority = x->fikit_mps_priority;
             s.sched = x->sched_mps;
             s.fikit = true;
             break;
         case FIKIT_SIM_MODE_BESIDE:
             s.substrate = FIKIT_SIM_MPS;
+            s.mps_priority = x->fikit_mps_priority;
             s.sched = x->sched_mps;
             s.fikit = true;
             pair[1].beside = true;

@@ -31,6 +31,7 @@ struct fikit_sim_experiment {
      * the substrate cost). */
     struct fikit_sched_params sched_ts, sched_mps;
     uint32_t beside_thread_pct;       /* the loop's cap in beside */
+    bool fikit_mps_priority;          /* fikit's MPS modes with client priority for the loop */
     uint64_t poll_ns, pickup_ns, wake_ns;
     double load;                      /* the service's share of its capacity, 0 < load < 1 */
     uint64_t requests, warmup;

@@ -43,6 +43,8 @@ static void usage(FILE *f)
             "  -w, --warmup N         requests not counted first (default 200)\n"
             "      --seed N           the seed of the arrivals and request choice (default 1)\n"
             "      --beside-pct N     the job's thread cap in mode beside (default 50)\n"
+            "      --mps-client-priority  fikit's MPS modes also give the job a lower MPS client\n"
+            "                         priority (CUDA_MPS_CLIENT_PRIORITY)\n"
             "      --json FILE        also write the results as JSON\n"
             "  -q, --quiet            no progress on stderr\n"
             "  -h, --help             show this help\n"
@@ -184,7 +186,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 
 int fikit_cmd_sim(int argc, char **argv)
 {
-    enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT };
+    enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT, OPT_PRIO };
     static const struct option opts[] = {
         {"config", required_argument, 0, 'c'},  {"pair", required_argument, 0, 'p'},
         {"service", required_argument, 0, OPT_SERVICE}, {"loop", required_argument, 0, OPT_LOOP},
@@ -193,12 +195,13 @@ int fikit_cmd_sim(int argc, char **argv)
         {"requests", required_argument, 0, 'n'}, {"warmup", required_argument, 0, 'w'},
         {"seed", required_argument, 0, OPT_SEED}, {"beside-pct", required_argument, 0, OPT_PCT},
         {"json", required_argument, 0, OPT_JSON}, {"quiet", no_argument, 0, 'q'},
+        {"mps-client-priority", no_argument, 0, OPT_PRIO},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *config = NULL, *pair = "resnet50", *service = NULL, *loop = NULL, *device = "h200",
                *substrate = "both", *modes = NULL, *json_path = NULL;
     double load = 0.5;
     uint64_t requests = 20000, warmup = 200, seed = 1, pct = 50;
-    bool quiet = false;
+    bool quiet = false, mps_prio = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:p:d:s:m:l:n:w:qh", opts, NULL)) != -1) {
@@ -225,6 +228,7 @@ int fikit_cmd_sim(int argc, char **argv)
         case OPT_SEED: if (parse_u64("--seed", optarg, 0, UINT64_MAX, &seed)) return 2; break;
         case OPT_PCT: if (parse_u64("--beside-pct", optarg, 1, 100, &pct)) return 2; break;
         case OPT_JSON: json_path = optarg; break;
+        case OPT_PRIO: mps_prio = true; break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -299,6 +303,7 @@ int fikit_cmd_sim(int argc, char **argv)
     }
     struct fikit_sim_experiment x = {.dev = &dev, .load = load, .requests = requests, .warmup = warmup,
                                      .seed = seed, .modes = mode_mask, .beside_thread_pct = (uint32_t)pct,
+                                     .fikit_mps_priority = mps_prio,
                                      .poll_ns = cfg.poll_ns, .pickup_ns = 5000, .wake_ns = 4000};
     /* The switch cost fikitd would take from `fikit calibrate` on this
      * device: the device's own for time-slicing, none on MPS. */
