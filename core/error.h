@@ -14,10 +14,4 @@ struct fikit_err {
 int fikit_err_set(struct fikit_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static inline void fikit_err_clear(struct fikit_err *err)
-{
-    if (err)
-        err->msg[0] = '\0';
-}
-
 #endif

@@ -1,5 +1,6 @@
 #include "core/kernel_id.h"
 
+#include "core/hash.h"
 #include "core/map.h"
 
 #include <errno.h>
@@ -23,19 +24,6 @@ enum fikit_backend_kind fikit_backend_kind_parse(const char *name)
     return FIKIT_BACKEND_NONE;
 }
 
-/* splitmix64's finalizer: every input bit affects every output bit. */
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
-uint64_t fikit_mix64(uint64_t a, uint64_t b) { return mix(a ^ mix(b + 0x9e3779b97f4a7c15ull)); }
-
 uint64_t fikit_kernel_name_hash(enum fikit_backend_kind backend, const char *name)
 {
     /* FNV-1a over the bytes of the name, seeded by the backend. */
@@ -53,10 +41,10 @@ uint64_t fikit_kernel_key_from_hash(uint64_t name_hash, const uint32_t grid[3],
     /* One mixing round per 64-bit word of geometry: this runs on every
      * launch, and each round already spreads every input bit. */
     uint64_t h = name_hash;
-    h = mix(h ^ (((uint64_t)grid[0] << 32) | grid[1]));
-    h = mix(h ^ (((uint64_t)grid[2] << 32) | block[0]));
-    h = mix(h ^ (((uint64_t)block[1] << 32) | block[2]));
-    h = mix(h ^ ((uint64_t)shmem | 0x5348000000000000ull));
+    h = fikit_hash_mix(h ^ (((uint64_t)grid[0] << 32) | grid[1]));
+    h = fikit_hash_mix(h ^ (((uint64_t)grid[2] << 32) | block[0]));
+    h = fikit_hash_mix(h ^ (((uint64_t)block[1] << 32) | block[2]));
+    h = fikit_hash_mix(h ^ ((uint64_t)shmem | 0x5348000000000000ull));
     return h == FIKIT_KEY_NONE ? 1 : h;
 }
 

@@ -38,9 +38,6 @@ uint64_t fikit_kernel_key_from_hash(uint64_t name_hash, const uint32_t grid[3],
                                     const uint32_t block[3], uint32_t shmem);
 uint64_t fikit_kernel_key(const struct fikit_kernel_desc *desc);
 
-/* A well-mixed 64-bit combination, used for keys of pairs. */
-uint64_t fikit_mix64(uint64_t a, uint64_t b);
-
 /* --- The kernel table: key -> description. --- */
 struct fikit_kernel_table;
 

@@ -13,7 +13,6 @@ static const char *const level_names[] = {"error", "warn", "info", "debug", "tra
 
 void fikit_log_set_level(enum fikit_log_level level) { atomic_store(&current_level, (int)level); }
 
-enum fikit_log_level fikit_log_get_level(void) { return (enum fikit_log_level)atomic_load(&current_level); }
 
 bool fikit_log_enabled(enum fikit_log_level level) { return (int)level <= atomic_load(&current_level); }
 

@@ -18,7 +18,6 @@ enum fikit_log_level {
 #define FIKIT_LOG_LEVEL_NAMES "error, warn, info, debug, trace"
 
 void fikit_log_set_level(enum fikit_log_level level);
-enum fikit_log_level fikit_log_get_level(void);
 bool fikit_log_enabled(enum fikit_log_level level);
 /* Returns 0 and sets *out, or -EINVAL for an unknown name. */
 int fikit_log_parse_level(const char *name, enum fikit_log_level *out);

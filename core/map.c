@@ -1,6 +1,6 @@
 #include "core/map.h"
 
-#include "core/kernel_id.h"
+#include "core/hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
