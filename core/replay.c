@@ -1,5 +1,6 @@
 #include "core/replay.h"
 
+#include "core/admit.h"
 #include "core/kernel_id.h"
 #include "core/measure.h"
 
@@ -86,6 +87,9 @@ struct rtask {
     bool blocked;     /* waiting for a grant */
     uint64_t prev_key;
     uint64_t busy_until; /* as the client predicts it */
+    uint64_t launches;   /* as the client publishes it */
+    uint64_t paced_since; /* paced or looking again since then; 0: not */
+    uint64_t held_at;     /* when its held launch was posted */
     struct fikit_measure_store store;
     uint64_t *alone_end;  /* per launch, end time when alone */
 };
@@ -184,17 +188,54 @@ static uint64_t predicted_dur(const struct rtask *t, uint64_t key)
     return ks ? fikit_stat_quantile(&ks->duration, 0.9) : 0;
 }
 
-/* The launch is on the device: tell the scheduler what the client would. */
+/* The launch is on the device: the client publishes its record, and
+ * fikitd takes it into the scheduler (fikit_sched_note_record), as in a
+ * program. */
 static void note(struct fikit_sched *s, struct rtask *t, int ti, uint64_t key, uint64_t now)
 {
     t->busy_until = fikit_busy_until(t->busy_until, now, predicted_dur(t, key));
-    struct fikit_gap_pred gp;
-    fikit_gap_pred_from_stat(&gp, NULL);
+    struct fikit_launch_record r = {.launches = ++t->launches, .last_launch_ns = now,
+                                    .busy_until_ns = t->busy_until,
+                                    .idle_after_ns = fikit_measure_max_gap(&t->store)};
+    fikit_gap_pred_from_stat(&r.gap, NULL);
     const struct fikit_gap_stats *gs = fikit_measure_gap(&t->store, t->prev_key, key);
     if (gs)
-        fikit_gap_pred_from_stat(&gp, &gs->gap);
-    fikit_sched_note_launch(s, (uint32_t)ti, now, t->busy_until, &gp);
+        fikit_gap_pred_from_stat(&r.gap, &gs->gap);
+    (void)fikit_sched_note_record(s, (uint32_t)ti, now, &r);
     t->prev_key = key;
+}
+
+/* What a client of priority level would read of its segment: the
+ * scheduler's own copy of the tasks' records stands in for the slots. */
+static void view_of(const struct fikit_sched *s, uint64_t fill_until, int level, uint64_t own_busy,
+                    struct fikit_view *v, struct fikit_admit_task *vt)
+{
+    memset(v, 0, sizeof *v);
+    v->running = true;
+    v->policy = s->p.policy;
+    v->level = level;
+    v->idle_learned = s->p.idle_learned;
+    v->idle_after_ns = s->p.idle_after_ns;
+    v->gap_confidence = s->p.gap_confidence;
+    v->max_queued_ns = s->p.max_queued_ns;
+    v->fill_overhead_ns = s->p.substrate_cost_ns + s->p.safety_margin_ns;
+    v->queued = (uint32_t)s->nreq;
+    v->fill_until_ns = fill_until;
+    v->granted_until_ns = fikit_sched_granted_until(s);
+    v->own_busy_until_ns = own_busy;
+    v->tasks = vt;
+    for (size_t i = 0; i < FIKIT_MAX_TASKS; i++) {
+        const struct fikit_task_state *t = &s->tasks[i];
+        if (!t->used)
+            continue;
+        v->level_mask |= 1u << t->level;
+        if (t->level >= level)
+            continue;
+        vt[v->ntasks++] = (struct fikit_admit_task){.level = t->level, .launches = t->launches,
+                                                    .last_launch_ns = t->last_launch_ns,
+                                                    .busy_until_ns = t->busy_until_ns,
+                                                    .idle_after_ns = t->idle_after_ns, .gap = t->gap};
+    }
 }
 
 static double us(uint64_t ns) { return (double)ns / 1000.0; }
@@ -224,7 +265,7 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
                 p->gap_confidence);
 
     struct device dev = {.free_at = 0, .last_task = -1, .switch_cost = p->substrate_cost_ns};
-    uint64_t now = 0, wake = UINT64_MAX;
+    uint64_t now = 0, wake = UINT64_MAX, fill_until = 0; /* the segment's fill_until_ns */
     struct fikit_grant grants[64];
     for (;;) {
         /* The next event: a task issuing its next launch, or a scheduler wake. */
@@ -247,31 +288,60 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
             struct rtask *T = &tasks[who];
             struct fikit_replay_launch *L = &l[T->idx[T->next]];
             uint64_t key = launch_key(L);
-            L->issue_ns = now;
-            if (fikit_sched_must_hold(s, T->priority, now)) {
+            if (!T->paced_since)
+                L->issue_ns = now;
+            uint64_t dur = predicted_dur(T, key);
+            struct fikit_admit_task vt[FIKIT_MAX_TASKS];
+            struct fikit_view v;
+            struct fikit_admit a;
+            view_of(s, fill_until, T->priority, T->busy_until, &v, vt);
+            fikit_admit(&v, now, dur, &a);
+            if (a.kind == FIKIT_ADMIT_PACE || a.kind == FIKIT_ADMIT_RECHECK) {
+                /* The client sleeps and looks again: the launch is issued later. */
+                if (!T->paced_since)
+                    T->paced_since = now;
+                uint64_t until = a.until_ns > now ? a.until_ns : now + 1;
+                T->shift += until - now;
+                if (log)
+                    fprintf(log, "%12.1f %-10s %-16s %s until %.1f\n", us(now), T->name, L->kernel,
+                            fikit_admit_kind_name(a.kind), us(until));
+            } else if (a.kind == FIKIT_ADMIT_HOLD) {
+                T->paced_since = 0;
                 struct fikit_request r = {.task_id = (uint32_t)who,
                                           .ticket = (uint32_t)T->next,
                                           .stream = L->stream,
                                           .key = key,
-                                          .dur_ns = predicted_dur(T, key),
-                                          .posted_ns = now};
+                                          .dur_ns = dur,
+                                          .posted_ns = L->issue_ns};
                 if ((rc = fikit_sched_post(s, &r))) {
                     fikit_err_set(err, rc, "line %d: scheduler queue full", L->line);
                     goto out;
                 }
                 T->blocked = true;
+                T->held_at = now;
                 if (log)
                     fprintf(log, "%12.1f %-10s %-16s hold (predicted %.1f us)\n", us(now), T->name,
                             L->kernel, us(r.dur_ns));
             } else {
+                T->paced_since = 0;
+                if (a.kind == FIKIT_ADMIT_FILL)
+                    fill_until = a.fill_until_ns;
                 submit(&dev, L, who, now);
-                L->how = FIKIT_REPLAY_RAN;
+                L->how = a.kind == FIKIT_ADMIT_FILL ? FIKIT_REPLAY_FILLED : FIKIT_REPLAY_RAN;
                 note(s, T, who, key, now);
                 T->next++;
-                if (log)
-                    fprintf(log, "%12.1f %-10s %-16s run\n", us(now), T->name, L->kernel);
+                if (log) {
+                    if (a.kind == FIKIT_ADMIT_FILL)
+                        fprintf(log, "%12.1f %-10s %-16s fill (predicted %.1f us, room %.1f us)\n", us(now),
+                                T->name, L->kernel, us(dur), us(a.room_ns));
+                    else
+                        fprintf(log, "%12.1f %-10s %-16s run\n", us(now), T->name, L->kernel);
+                }
             }
         }
+        /* fikitd decides with the clients' fills counted as taken. */
+        if (s->nreq)
+            s->client_fill_until_ns = fill_until;
         size_t ng;
         do {
             ng = fikit_sched_decide(s, now, grants, 64, &wake);
@@ -282,7 +352,7 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
                 L->how = FIKIT_REPLAY_GRANTED;
                 L->reason = grants[g].reason;
                 note(s, T, (int)grants[g].task_id, grants[g].key, now);
-                T->shift += now - L->issue_ns;
+                T->shift += now - T->held_at;
                 T->blocked = false;
                 T->next++;
                 if (log)
@@ -318,6 +388,8 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
                 R->granted_fit++;
             if (L->how == FIKIT_REPLAY_GRANTED && L->reason == FIKIT_GRANT_FREE)
                 R->granted_free++;
+            if (L->how == FIKIT_REPLAY_FILLED)
+                R->filled++;
             if (L->end_ns > T->alone_end[k])
                 R->delay_ns += L->end_ns - T->alone_end[k];
         }

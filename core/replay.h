@@ -33,7 +33,7 @@ struct fikit_replay_launch {
     uint64_t issue_ns;   /* when the task issued it (after earlier holds) */
     uint64_t submit_ns;  /* when it reached the device (after its own hold) */
     uint64_t start_ns, end_ns;
-    enum { FIKIT_REPLAY_RAN, FIKIT_REPLAY_GRANTED } how;
+    enum { FIKIT_REPLAY_RAN, FIKIT_REPLAY_GRANTED, FIKIT_REPLAY_FILLED } how;
     enum fikit_grant_reason reason;
 };
 
@@ -43,6 +43,7 @@ struct fikit_replay_task_result {
     size_t launches;
     size_t held;
     size_t granted_fit, granted_free;
+    size_t filled;               /* launched into a gap by the client itself (fikit_admit) */
     uint64_t alone_makespan_ns;  /* first issue to last end, alone */
     uint64_t shared_makespan_ns; /* same, replayed together */
     uint64_t delay_ns;           /* sum over launches of (end - end alone) */

@@ -245,11 +245,6 @@ int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now)
     return top;
 }
 
-bool fikit_sched_must_hold(const struct fikit_sched *s, int level, uint64_t now)
-{
-    return s->p.policy != FIKIT_POLICY_PASSTHROUGH && fikit_sched_top_level(s, now) < level;
-}
-
 int fikit_sched_post(struct fikit_sched *s, const struct fikit_request *r)
 {
     struct fikit_task_state *t = fikit_sched_task(s, r->task_id);

@@ -216,8 +216,6 @@ bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_tas
                              uint64_t now);
 /* The highest-priority active level, or FIKIT_LEVELS when none is active. */
 int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now);
-/* Whether a launch of a task at level must be held at now. */
-bool fikit_sched_must_hold(const struct fikit_sched *s, int level, uint64_t now);
 
 /* The predicted room left at now in the gap of one task of the top level
  * whose work is predicted to end at busy_until_ns and whose next gap is

@@ -13,8 +13,9 @@ static void usage(FILE *f)
     fprintf(f,
             "Usage: fikit replay [OPTIONS] TIMELINE\n"
             "\n"
-            "Replays a text timeline of kernel launches through fikit's scheduling policy on a\n"
-            "simulated device and prints every decision (run, hold, grant) and the resulting\n"
+            "Replays a text timeline of kernel launches through fikit's scheduling policy (the\n"
+            "client's admission and fikitd's scheduler) on a simulated device and prints every\n"
+            "decision (run, fill, pace, hold, grant) and the resulting\n"
             "device timeline, then per task the makespan alone and shared.\n"
             "\n"
             "Each task is first measured alone, as 'fikit-launch --measure' would: kernel\n"
@@ -134,11 +135,11 @@ int fikit_cmd_replay(int argc, char **argv)
         return 1;
     }
     if (quiet) {
-        printf("# TASK PRIORITY LAUNCHES HELD FIT FREE MAKESPAN_ALONE_US MAKESPAN_SHARED_US RATIO\n");
+        printf("# TASK PRIORITY LAUNCHES HELD FIT FREE FILLED MAKESPAN_ALONE_US MAKESPAN_SHARED_US RATIO\n");
         for (size_t t = 0; t < res.ntasks; t++) {
             const struct fikit_replay_task_result *R = &res.tasks[t];
-            printf("%-10s %d %zu %zu %zu %zu %.1f %.1f %.3f\n", R->task, R->priority, R->launches,
-                   R->held, R->granted_fit, R->granted_free, R->alone_makespan_ns / 1000.0,
+            printf("%-10s %d %zu %zu %zu %zu %zu %.1f %.1f %.3f\n", R->task, R->priority, R->launches,
+                   R->held, R->granted_fit, R->granted_free, R->filled, R->alone_makespan_ns / 1000.0,
                    R->shared_makespan_ns / 1000.0,
                    R->alone_makespan_ns ? (double)R->shared_makespan_ns / R->alone_makespan_ns : 1.0);
         }

@@ -107,3 +107,35 @@ Test(replay, parse_errors_name_the_line)
         fclose(f);
     }
 }
+
+/* Replay decides a lower launch as a program does (fikit_admit): one that
+ * finds the top level in a gap with room fills it by itself, without
+ * fikitd, and still ends before the top level's next kernel; under strict
+ * nothing is filled. */
+Test(replay, a_launch_in_a_gap_fills_it_by_itself_as_in_a_program)
+{
+    load("0 serve 0 A 10\n"
+         "310 serve 0 B 10\n"
+         "620 serve 0 A 10\n"
+         "930 serve 0 B 10\n"
+         "15 batch 9 gemm 200\n"
+         "325 batch 9 gemm 200\n");
+    struct fikit_replay_result res;
+    run(FIKIT_POLICY_FILL, 0, &res);
+    const struct fikit_replay_task_result *serve = &res.tasks[0], *batch = &res.tasks[1];
+    cr_assert_eq(batch->filled, 2, "both launches filled a gap by themselves (%zu)", batch->filled);
+    cr_assert_eq(batch->granted_fit + batch->granted_free, 0, "fikitd had nothing to grant");
+    cr_assert_eq(serve->delay_ns, 0);
+    for (size_t i = 0; i < N; i++)
+        if (!strcmp(L[i].task, "batch"))
+            cr_assert_eq(L[i].how, FIKIT_REPLAY_FILLED);
+    free(L);
+
+    load("0 serve 0 A 10\n"
+         "310 serve 0 B 10\n"
+         "15 batch 9 gemm 200\n");
+    run(FIKIT_POLICY_STRICT, 0, &res);
+    cr_assert_eq(res.tasks[1].filled, 0, "strict never fills");
+    cr_assert_eq(res.tasks[1].held, 1);
+    free(L);
+}

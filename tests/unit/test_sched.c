@@ -46,6 +46,14 @@ static void hold(uint32_t task, uint32_t ticket, uint64_t stream, uint64_t dur, 
 
 static size_t decide(uint64_t now) { return fikit_sched_decide(&S, now, G, 64, &wake); }
 
+/* What a launch at level sees of the scheduler's activity test: held while a
+ * higher level is active, never under passthrough (fikit_admit's rule, over
+ * the scheduler's own state). */
+static bool must_hold(int level, uint64_t now)
+{
+    return S.p.policy != FIKIT_POLICY_PASSTHROUGH && fikit_sched_top_level(&S, now) < level;
+}
+
 Test(sched, best_fit_grants_longest_that_fits_in_one_level)
 {
     setup_with(FIKIT_POLICY_FILL, 0, 0);
@@ -142,14 +150,14 @@ Test(sched, idle_detection_releases_held_kernels)
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_add_task(&S, 2, 200, "batch", 9);
     launch(1, 0, 1 * MS, 0);
-    cr_assert(fikit_sched_must_hold(&S, 9, 2 * MS));
+    cr_assert(must_hold(9, 2 * MS));
     hold(2, 1, 1, 0, 2 * MS); /* not even measured */
     cr_assert_eq(decide(2 * MS), 0);
     cr_assert_eq(wake, 11 * MS, "idle 10 ms after its work ended at 1 ms");
     cr_assert_eq(decide(11 * MS - 1), 0);
     cr_assert_eq(decide(11 * MS), 1);
     cr_assert_eq(G[0].reason, FIKIT_GRANT_FREE);
-    cr_assert_not(fikit_sched_must_hold(&S, 9, 11 * MS));
+    cr_assert_not(must_hold(9, 11 * MS));
 }
 
 Test(sched, learned_idle_threshold_is_twice_the_longest_gap)
@@ -158,9 +166,9 @@ Test(sched, learned_idle_threshold_is_twice_the_longest_gap)
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_task(&S, 1)->idle_after_ns = 20 * MS;
     launch(1, 0, 1 * MS, 0);
-    cr_assert(fikit_sched_must_hold(&S, 9, 21 * MS), "a gap a little longer than any seen is no idleness");
-    cr_assert(fikit_sched_must_hold(&S, 9, 41 * MS - 1));
-    cr_assert_not(fikit_sched_must_hold(&S, 9, 41 * MS), "idle twice its longest gap after its work");
+    cr_assert(must_hold(9, 21 * MS), "a gap a little longer than any seen is no idleness");
+    cr_assert(must_hold(9, 41 * MS - 1));
+    cr_assert_not(must_hold(9, 41 * MS), "idle twice its longest gap after its work");
 }
 
 Test(sched, learned_idle_threshold_never_below_the_default)
@@ -169,8 +177,8 @@ Test(sched, learned_idle_threshold_never_below_the_default)
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_task(&S, 1)->idle_after_ns = 2 * MS;
     launch(1, 0, 1 * MS, 0);
-    cr_assert(fikit_sched_must_hold(&S, 9, 11 * MS - 1), "the 10 ms floor, not 2 x 2 ms");
-    cr_assert_not(fikit_sched_must_hold(&S, 9, 11 * MS));
+    cr_assert(must_hold(9, 11 * MS - 1), "the 10 ms floor, not 2 x 2 ms");
+    cr_assert_not(must_hold(9, 11 * MS));
 }
 
 Test(sched, configured_idle_threshold_applies_as_it_is)
@@ -180,8 +188,8 @@ Test(sched, configured_idle_threshold_applies_as_it_is)
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_task(&S, 1)->idle_after_ns = 20 * MS;
     launch(1, 0, 1 * MS, 0);
-    cr_assert(fikit_sched_must_hold(&S, 9, 11 * MS - 1));
-    cr_assert_not(fikit_sched_must_hold(&S, 9, 11 * MS), "the learned 20 ms gap is not used");
+    cr_assert(must_hold(9, 11 * MS - 1));
+    cr_assert_not(must_hold(9, 11 * MS), "the learned 20 ms gap is not used");
     cr_assert_eq(fikit_idle_threshold(false, 10 * MS, 20 * MS), 10 * MS);
     cr_assert_eq(fikit_idle_threshold(true, 10 * MS, 20 * MS), 40 * MS);
     cr_assert_eq(fikit_idle_threshold(true, 10 * MS, 0), 10 * MS, "nothing learned: the floor");
@@ -300,7 +308,7 @@ Test(sched, passthrough_grants_everything_and_never_holds)
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_add_task(&S, 2, 200, "batch", 9);
     launch(1, 0, 10 * MS, 0);
-    cr_assert_not(fikit_sched_must_hold(&S, 9, 1 * MS));
+    cr_assert_not(must_hold(9, 1 * MS));
     hold(2, 1, 1, 10 * US, 0);
     hold(2, 2, 1, 10 * US, 0);
     cr_assert_eq(decide(1 * MS), 2);
@@ -314,9 +322,9 @@ Test(sched, top_level_itself_is_never_held)
     fikit_sched_add_task(&S, 2, 200, "etl", 4);
     fikit_sched_add_task(&S, 3, 300, "train", 9);
     launch(2, 0, 1 * MS, 0);
-    cr_assert_not(fikit_sched_must_hold(&S, 0, 10 * US));
-    cr_assert_not(fikit_sched_must_hold(&S, 4, 10 * US), "same level as the top active one");
-    cr_assert(fikit_sched_must_hold(&S, 9, 10 * US));
+    cr_assert_not(must_hold(0, 10 * US));
+    cr_assert_not(must_hold(4, 10 * US), "same level as the top active one");
+    cr_assert(must_hold(9, 10 * US));
     cr_assert_eq(fikit_sched_top_level(&S, 10 * US), 4);
 }
 
