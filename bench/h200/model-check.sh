@@ -8,16 +8,19 @@
 # beside these figures in docs/sim.md.
 #   bash bench/h200/model-check.sh [BUILD]        BUILD: the carried build (default build)
 # MODEL_CHECK_SECONDS (default 9): the service's measurement per mode and pass.
+# MODEL_CHECK_MODES: evaluate's modes (default: fill on both substrates and the
+# policy the model proposes for MPS, the job beside the service capped at 70 %).
 set -u
-case ${1:-} in -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 BUILD_DIR=${1:-build}
 source "$(dirname "$0")/env.sh"
 PAIR=${MODEL_CHECK_PAIR:-resnet50}
 SECS=${MODEL_CHECK_SECONDS:-9}
+MODES=${MODEL_CHECK_MODES:-fikit fill, time-slicing;fikit fill, mps;fikit beside, mps, lp capped 70%}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); pair $PAIR; $SECS s a mode and pass"
 timeout 570 python3 bench/evaluate --build "$BUILD_DIR" --out /tmp/model-check --workloads "$PAIR" \
-  --seconds "$SECS" --repeat 2 --modes "fikit fill, time-slicing;fikit fill, mps" \
+  --seconds "$SECS" --repeat 2 --beside-caps 70 --modes "$MODES" \
   >"$OUT/model-check.log" 2>&1
 echo "evaluate exit $?"
 cp /tmp/model-check/results.json "$OUT/model-check.json" 2>/dev/null
