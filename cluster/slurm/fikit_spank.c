@@ -282,7 +282,6 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     struct fikit_err err;
     if (fikit_config_load(arg_config[0] ? arg_config : NULL, &cfg, &err)) {
         /* As fikit-launch without a readable configuration: the task runs, unscheduled. */
-        fprintf(stderr, "fikit: %s; job %u runs without fikit\n", err.msg, jobid);
         slurm_error("fikit: %s; job %u runs without fikit", err.msg, jobid);
         return 0;
     }
@@ -327,14 +326,14 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     fikit_config_socket_path(&cfg, sock, sizeof sock);
     int rc = attest(sock, &m, why, sizeof why);
     if (rc && cfg.on_daemon_missing == FIKIT_ON_MISSING_FAIL) {
-        fprintf(stderr, "fikit: %s (on_daemon_missing = fail in %s); job %u is not started\n", why,
-                cfg.source[0] ? cfg.source : "the configuration", jobid);
-        slurm_error("fikit: %s; job %u is not started (on_daemon_missing = fail)", why, jobid);
+        slurm_error("fikit: %s (on_daemon_missing = fail in %s); job %u is not started", why,
+                    cfg.source[0] ? cfg.source : "the configuration", jobid);
         return -1;
     }
     if (rc) {
-        /* The client will find no daemon either, or be held to [limits]. */
-        slurm_error("fikit: %s", why);
+        /* The client will find no daemon either (and say so on the task's stderr: one
+         * line there), or be held to [limits]; the node's log keeps why. */
+        slurm_info("fikit: job %u: %s", jobid, why);
     }
     decided = true;
     return 0;

@@ -15,6 +15,8 @@ its own. Checks:
   ceiling, even when it sets FIKIT_PRIORITY=0 and another task name in its
   own environment: fikitd takes the plugin's record over the client's claim;
 - exit codes come back through srun and sbatch --wait.
+- without fikitd a task runs unscheduled after one line, or with on_daemon_missing =
+  fail is not started, saying why.
 
 Skips (exit 77) with the reason where Slurm or munge is not installed, the
 plugin was not built, or the test is not root (slurmd must be)."""
@@ -328,6 +330,21 @@ def body(fk, cl):
           f"the capped job exited 0 with right outputs ({cap.returncode}: {e[-300:]})")
     check("asked for priority 0; fikitd allows it 5 at most" in e,
           "the capped job was told, on its stderr, that it runs at 5")
+
+    # No fikitd: the task runs unscheduled after a line, or, with on_daemon_missing =
+    # fail, is not started, and says why.
+    fk.stop()
+    r = cl.run(["srun", "-p", "open", "--gpu-priority=0", BATCH, "--json", "-c", "2", "-w", "100"])
+    lines = [l for l in r.stderr.splitlines() if "fikit" in l]
+    check(r.returncode == 0 and len(lines) == 1 and "runs unscheduled (passthrough)" in lines[0],
+          f"without fikitd the job runs unscheduled after one line (exit {r.returncode}: {lines})")
+    with open(fk.config, "a") as f:
+        f.write("[client]\non_daemon_missing = fail\n")
+    r = cl.run(["srun", "-p", "open", "--gpu-priority=0", "sh", "-c", "echo started"])
+    check(r.returncode != 0 and "started" not in r.stdout and
+          "(on_daemon_missing = fail in " in r.stderr,
+          f"with on_daemon_missing = fail the task is not started, and says why (exit {r.returncode}: "
+          f"{r.stderr.strip()[-300:]})")
 
 
 if __name__ == "__main__":
