@@ -718,8 +718,7 @@ uint64_t fikit_config_spin_ns(const struct fikit_config *c, long online_cpus, bo
 {
     if (c->spin_ns != FIKIT_SPIN_AUTO)
         return c->spin_ns;
-    return online_cpus >= FIKIT_SPIN_AUTO_MIN_CPUS && !device_on_host ? FIKIT_SPIN_ALWAYS
-                                                                      : FIKIT_SPIN_AUTO_FEW_CPUS_NS;
+    return fikit_spin_auto_ns(online_cpus, device_on_host);
 }
 
 void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_cost_ns,

@@ -5,6 +5,7 @@
 #ifndef FIKIT_CONF_CONFIG_H
 #define FIKIT_CONF_CONFIG_H
 
+#include "core/arbiter.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/sched.h"
@@ -141,18 +142,8 @@ int fikit_config_profile_dir(const struct fikit_config *c, char *buf, size_t len
 void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_cost_ns,
                                struct fikit_sched_params *p);
 
-/* spin_us = auto: a held launch spins for its whole hold (FIKIT_SPIN_ALWAYS)
- * on a machine with at least FIKIT_SPIN_AUTO_MIN_CPUS online CPUs, and for
- * FIKIT_SPIN_AUTO_FEW_CPUS_NS around each predicted decision on a smaller
- * one or where the device computes on the host's CPUs (an OpenCL CPU
- * device), whose cores a spinning thread would take. On the H200's 16-core
- * host, spinning took the grant latency's p99 from 35 us-1.2 ms to 3-5 us
- * side by side (with 50, 70-89 % of grants found their thread asleep, and a
- * wake-up took 8-19 us at the median); on a 2-core machine a spinning core
- * slowed the service it was meant to serve. */
+/* spin_us = auto: what it means is core's (fikit_spin_auto_ns). */
 #define FIKIT_SPIN_AUTO (UINT64_MAX - 1)
-#define FIKIT_SPIN_AUTO_MIN_CPUS 8
-#define FIKIT_SPIN_AUTO_FEW_CPUS_NS (50 * 1000ULL)
 
 /* The spin_us in force for a device on a machine with online_cpus CPUs, in
  * ns (or FIKIT_SPIN_ALWAYS); device_on_host: the device computes on them. */

@@ -11,6 +11,7 @@
 #define FIKIT_CORE_SHM_H
 
 #include "core/admit.h"
+#include "core/arbiter.h"
 #include "core/gap.h"
 #include "core/sched.h"
 #include "core/trace.h"
@@ -183,15 +184,10 @@ void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched
 void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool beside,
                     struct fikit_view *v, struct fikit_admit_task *tasks);
 
-/* spin_ns meaning "spin for the whole hold" ([scheduler] spin_us = always). */
-#define FIKIT_SPIN_ALWAYS UINT64_MAX
 /* How long a launch just held waits, spinning, for fikitd's first decision
  * about it (spin_us > 0): the arbiter is rung by the post and answers within
  * one wake-up, which is the moment most grants come. */
 #define FIKIT_DECISION_SPIN_NS (500 * 1000ull)
-/* fikitd nudges a sleeping held thread only if it would wake by itself more
- * than this after it should start spinning for the next decision. */
-#define FIKIT_NUDGE_SLACK_NS (5 * 1000ull)
 
 /* fikitd, around a decision: takes fill_until_ns (clients then hold
  * instead of filling) and returns its value; gives it back with

@@ -189,7 +189,6 @@ static void apply_grants(struct fikitd_device *dev, const struct fikit_grant *g,
  * wake-up's tens of microseconds are paid ahead of the grant, not after. */
 static void nudge_sleepers(struct fikitd_device *dev, uint64_t decision_ns)
 {
-    uint64_t spin_from = decision_ns > dev->spin_ns ? decision_ns - dev->spin_ns : 0;
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         if (!dev->slots[s].used)
             continue;
@@ -197,8 +196,8 @@ static void nudge_sleepers(struct fikitd_device *dev, uint64_t decision_ns)
             struct fikit_shm_waiter *wt = &dev->shm->slots[s].waiters[w];
             if (atomic_load_explicit(&wt->state, memory_order_relaxed) != FIKIT_WAITER_QUEUED ||
                 !atomic_load(&wt->sleeping) ||
-                atomic_load_explicit(&wt->sleep_until_ns, memory_order_relaxed) <=
-                    spin_from + FIKIT_NUDGE_SLACK_NS)
+                !fikit_arbiter_nudge_due(atomic_load_explicit(&wt->sleep_until_ns, memory_order_relaxed),
+                                         decision_ns, dev->spin_ns))
                 continue;
             atomic_fetch_add(&wt->futex, 1);
             fikit_futex_wake(&wt->futex, 1);
@@ -303,27 +302,18 @@ static void *arbiter_main(void *arg)
          * priority launches arrive without a system call, so while one of
          * them could open room earlier (the top level sits in a gap), look at
          * the slots every poll period: by sleeping, never by spinning. A
-         * client that posts wakes us at once. */
-        uint64_t until_decision = wake == UINT64_MAX ? UINT64_MAX : wake > now ? wake - now : 0;
-        if (dev->spin_ns == FIKIT_SPIN_ALWAYS && dev->sched.nreq) {
-            /* spin_us = always: while anything is held, poll without sleeping. */
-            uint64_t until = now + (watch && dev->poll_ns < until_decision ? dev->poll_ns : until_decision);
-            while (fikit_now_ns() < until && atomic_load_explicit(bell, memory_order_relaxed) == seen)
+         * client that posts wakes us at once. (fikit_arbiter_plan) */
+        struct fikit_arbiter_plan plan;
+        fikit_arbiter_plan(now, wake, dev->sched.nreq != 0, watch, tracing, dev->spin_ns, dev->poll_ns,
+                           &plan);
+        if (plan.how == FIKIT_ARBITER_AGAIN)
+            continue;
+        if (plan.how == FIKIT_ARBITER_SPIN) {
+            while (fikit_now_ns() < plan.until_ns && atomic_load_explicit(bell, memory_order_relaxed) == seen)
                 fikit_cpu_relax();
             continue;
         }
-        if (until_decision <= dev->spin_ns && until_decision > 0) {
-            while (fikit_now_ns() < wake && atomic_load_explicit(bell, memory_order_relaxed) == seen)
-                fikit_cpu_relax();
-            continue;
-        }
-        uint64_t timeout = until_decision == UINT64_MAX ? UINT64_MAX : until_decision - dev->spin_ns;
-        if (watch && timeout > dev->poll_ns)
-            timeout = dev->poll_ns;
-        if (tracing && timeout > 10 * FIKIT_NS_PER_MS)
-            timeout = 10 * FIKIT_NS_PER_MS; /* drain the trace rings */
-        if (timeout == 0)
-            continue; /* poll_us = 0: spin */
+        uint64_t timeout = plan.timeout_ns;
         fikit_futex_wait(bell, seen, timeout);
     }
     return NULL;

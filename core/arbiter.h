@@ -1,0 +1,61 @@
+/* Owns: how fikitd's arbiter waits between two passes and whom it nudges,
+ * as pure functions of the time and the scheduler's answer, and what
+ * spin_us = auto means. tools/fikitd/device.c does the waiting (spinning,
+ * futex) that these plan; the rules are DESIGN.md "The hot path". */
+#ifndef FIKIT_CORE_ARBITER_H
+#define FIKIT_CORE_ARBITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* spin_ns meaning "spin for the whole hold" ([scheduler] spin_us = always). */
+#define FIKIT_SPIN_ALWAYS UINT64_MAX
+
+/* spin_us = auto: a held launch spins for its whole hold (FIKIT_SPIN_ALWAYS)
+ * on a machine with at least FIKIT_SPIN_AUTO_MIN_CPUS online CPUs, and for
+ * FIKIT_SPIN_AUTO_FEW_CPUS_NS around each predicted decision on a smaller
+ * one or where the device computes on the host's CPUs (an OpenCL CPU
+ * device), whose cores a spinning thread would take. On the H200's 16-core
+ * host, spinning took the grant latency's p99 from 35 us-1.2 ms to 3-5 us
+ * side by side (with 50, 70-89 % of grants found their thread asleep, and a
+ * wake-up took 8-19 us at the median); on a 2-core machine a spinning core
+ * slowed the service it was meant to serve. */
+#define FIKIT_SPIN_AUTO_MIN_CPUS 8
+#define FIKIT_SPIN_AUTO_FEW_CPUS_NS (50 * 1000ULL)
+uint64_t fikit_spin_auto_ns(long online_cpus, bool device_on_host);
+
+/* While tracing, the arbiter drains the clients' trace rings at least this
+ * often. */
+#define FIKIT_ARBITER_TRACE_DRAIN_NS (10ull * 1000 * 1000)
+
+enum fikit_arbiter_wait {
+    FIKIT_ARBITER_AGAIN = 0, /* pass again at once */
+    FIKIT_ARBITER_SPIN,      /* spin until .until_ns (or a client rings) */
+    FIKIT_ARBITER_SLEEP,     /* sleep .timeout_ns (UINT64_MAX: until rung) */
+};
+
+struct fikit_arbiter_plan {
+    enum fikit_arbiter_wait how;
+    uint64_t until_ns;
+    uint64_t timeout_ns;
+};
+
+/* After a pass at now: the scheduler's next decision point wake_ns
+ * (UINT64_MAX: none), whether launches are held (queued), whether a new
+ * top-level launch could open room sooner (watch: poll the slots every
+ * poll_ns, by sleeping), whether tracing is on, and the spin in force
+ * (spin_ns: spin its last spin_ns before a decision; FIKIT_SPIN_ALWAYS: spin
+ * while anything is held). A timed sleep wakes tens of microseconds late,
+ * so the last spin_ns before a decision are spun. */
+void fikit_arbiter_plan(uint64_t now, uint64_t wake_ns, bool queued, bool watch, bool tracing,
+                        uint64_t spin_ns, uint64_t poll_ns, struct fikit_arbiter_plan *out);
+
+/* fikitd nudges a sleeping held thread only if it would wake by itself more
+ * than this after it should start spinning for the next decision. */
+#define FIKIT_NUDGE_SLACK_NS (5 * 1000ull)
+
+/* Whether a held thread that sleeps until sleep_until_ns must be woken now
+ * to be spinning spin_ns before the decision at decision_ns. */
+bool fikit_arbiter_nudge_due(uint64_t sleep_until_ns, uint64_t decision_ns, uint64_t spin_ns);
+
+#endif
