@@ -70,7 +70,13 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
     tid = {v: k for k, v in threads(trace).items()}
     grants = [e for e in trace["traceEvents"] if e.get("cat") == "grant"]
     ga = sorted((e for e in grants if e["tid"] == tid["batch-a"]), key=lambda e: e["ts"] + e["dur"])
-    gb = sorted((e for e in grants if e["tid"] == tid["batch-b"]), key=lambda e: e["ts"] + e["dur"])
+    # batch-b may also find the gap free and fill it by itself (a client
+    # fills without fikitd when nothing is held, DESIGN.md "The hot path"):
+    # on a loaded machine its first launch can come after the kill.
+    runs_b = [e for e in trace["traceEvents"] if e.get("cat") in ("grant", "fill") and e["tid"] == tid["batch-b"]]
+    for e in runs_b:
+        e.setdefault("dur", 0)
+    gb = sorted(runs_b, key=lambda e: e["ts"] + e["dur"])
     ga = [g for g in ga if g["ts"] + g["dur"] < killed_at]
     check(len(ga) >= 2, "batch-a was granted twice before the kill")
     last = ga[-1]
@@ -78,7 +84,7 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000",
     a_end = a_grant + last["args"]["predicted_us"]
     check(last["args"]["reason"] == "fit", "batch-a's grant was a gap fill")
     b_after = [g for g in gb if g["ts"] + g["dur"] >= killed_at]
-    check(len(b_after) >= 1, "batch-b was granted after the kill")
+    check(len(b_after) >= 1, "batch-b was granted (or filled the gap by itself) after the kill")
     b_grant = b_after[0]["ts"] + b_after[0]["dur"]
     print(f"batch-a granted at {a_grant:.0f} us with {last['args']['room_us']:.0f} us of room, killed "
           f"{killed_at - a_grant:.0f} us later; its kernel was predicted to end {a_end - a_grant:.0f} us "
