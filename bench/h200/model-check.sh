@@ -7,11 +7,14 @@
 # The model's prediction for the same settings: `fikit sim --pair PAIR` here, put
 # beside these figures in docs/sim.md.
 #   bash bench/h200/model-check.sh [BUILD]        BUILD: the carried build (default build)
+# Build it here with the calibration probe, or fikitd runs on default switch costs
+# (as in the calls of 2026-12-06): cmake --build BUILD --target fikitd fikit fikit-launch
+#   fikit_interpose fikit-calibrate-cuda fikit-demo-service-cuda fikit-demo-batch-cuda
 # MODEL_CHECK_SECONDS (default 9): the service's measurement per mode and pass.
 # MODEL_CHECK_MODES: evaluate's modes (default: fill on both substrates and the
 # policy the model proposes for MPS, the job beside the service capped at 70 %).
 set -u
-case ${1:-} in -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 BUILD_DIR=${1:-build}
 source "$(dirname "$0")/env.sh"
 PAIR=${MODEL_CHECK_PAIR:-resnet50}
