@@ -1,4 +1,5 @@
 #include "core/replay.h"
+#include "core/shm.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -137,5 +138,61 @@ Test(replay, a_launch_in_a_gap_fills_it_by_itself_as_in_a_program)
     run(FIKIT_POLICY_STRICT, 0, &res);
     cr_assert_eq(res.tasks[1].filled, 0, "strict never fills");
     cr_assert_eq(res.tasks[1].held, 1);
+    free(L);
+}
+
+/* The same launch decided the way interpose/gate.c decides it: a real
+ * segment, the service's launch published with fikit_shm_publish_launch,
+ * the snapshot read with fikit_shm_view, fikit_admit asked. It must agree
+ * with what replay decided for that launch. */
+static enum fikit_admit_kind gate_decides(uint64_t now, uint64_t batch_dur)
+{
+    struct fikit_shm *shm = calloc(1, sizeof *shm);
+    cr_assert_not_null(shm);
+    struct fikit_sched_params p;
+    fikit_sched_params_default(&p);
+    p.substrate_cost_ns = 0;
+    p.safety_margin_ns = 0;
+    fikit_shm_set_params(&shm->hdr, &p, 0);
+    atomic_store(&shm->hdr.daemon_state, FIKIT_DAEMON_RUNNING);
+    atomic_store(&shm->hdr.level_mask, (1u << 0) | (1u << 9));
+    atomic_store(&shm->hdr.slot_mask, 3ull);
+    shm->slots[0].level = 0;
+    shm->slots[1].level = 9;
+    atomic_store(&shm->slots[0].state, FIKIT_SLOT_ACTIVE);
+    atomic_store(&shm->slots[1].state, FIKIT_SLOT_ACTIVE);
+    /* serve's kernel A at 0, 10 us, followed (as measured alone) by 300 us. */
+    struct fikit_gap_pred gap;
+    fikit_gap_pred_fixed(&gap, 300 * 1000);
+    fikit_shm_publish_launch(&shm->slots[0], 0, 10 * 1000, 1, &gap, 300 * 1000);
+    struct fikit_admit_task tasks[FIKIT_SHM_SLOTS];
+    struct fikit_view v;
+    struct fikit_admit a;
+    fikit_shm_view(shm, 1, 9, false, &v, tasks);
+    fikit_admit(&v, now, batch_dur, &a);
+    free(shm);
+    return a.kind;
+}
+
+Test(replay, agrees_with_the_admission_as_gate_c_calls_it)
+{
+    struct fikit_replay_result res;
+    load("0 serve 0 A 10\n310 serve 0 B 10\n15 batch 9 gemm 200\n");
+    run(FIKIT_POLICY_FILL, 0, &res);
+    cr_assert_eq(L[2].how, FIKIT_REPLAY_FILLED);
+    cr_assert_eq(gate_decides(15 * 1000, 200 * 1000), FIKIT_ADMIT_FILL);
+    free(L);
+
+    load("0 serve 0 A 10\n310 serve 0 B 10\n5 batch 9 gemm 200\n");
+    run(FIKIT_POLICY_FILL, 0, &res);
+    cr_assert_neq(L[2].issue_ns, L[2].submit_ns, "replay held it while A ran");
+    cr_assert_eq(gate_decides(5 * 1000, 200 * 1000), FIKIT_ADMIT_HOLD);
+    free(L);
+
+    /* 200 us does not fit what is left of the gap at 150 us: held too. */
+    load("0 serve 0 A 10\n310 serve 0 B 10\n150 batch 9 gemm 200\n");
+    run(FIKIT_POLICY_FILL, 0, &res);
+    cr_assert_neq(L[2].how, FIKIT_REPLAY_FILLED);
+    cr_assert_eq(gate_decides(150 * 1000, 200 * 1000), FIKIT_ADMIT_HOLD);
     free(L);
 }
