@@ -172,6 +172,8 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
             progress(what, user);
         base_setup(x, &s);
         s.mean_interarrival_ns = (uint64_t)(mean_ns / x->load);
+        s.trace = x->trace;
+        s.trace_ns = x->trace_ns;
         struct fikit_sim_task pair[2] = {svc, loop};
         switch (mode) {
         case FIKIT_SIM_MODE_TIMESLICE: break;

@@ -37,6 +37,8 @@ struct fikit_sim_experiment {
     uint64_t requests, warmup;
     uint64_t seed;
     uint32_t modes;                   /* bit per fikit_sim_mode */
+    FILE *trace;                      /* the pair's runs traced (fikit_sim_setup.trace) */
+    uint64_t trace_ns;
 };
 
 /* A quantile with its 95 % interval (order statistics). */

@@ -18,6 +18,7 @@ enum { EV_STEP = 1, EV_ARRIVAL, EV_PASS, EV_GRANT, EV_WINDOW, EV_END };
 
 struct inflight {
     uint64_t key, prev;
+    uint32_t kernel; /* index into the workload's kernels */
 };
 
 struct trun {
@@ -63,7 +64,38 @@ struct sim {
     uint64_t window_start, window_end;
     struct fikit_sim_result *r;
     int failed;                /* -ENOMEM seen */
+    bool traced_any;           /* a trace event was written (the next needs a comma) */
 };
+
+/* s as the inside of a JSON string (at most 200 bytes of it). */
+static void json_str(FILE *f, const char *s)
+{
+    for (const char *c = s; *c && c - s < 200; c++) {
+        if (*c == '"' || *c == '\\')
+            fputc('\\', f);
+        if ((unsigned char)*c >= 0x20)
+            fputc(*c, f);
+    }
+}
+
+/* One Chrome trace event, if the run is traced and t_ns is in its window:
+ * a span (dur_ns > 0 or span) or an instant. Names are JSON-escaped. */
+static void trace_event(struct sim *m, const char *name, const char *cat, uint32_t tid, uint64_t t_ns,
+                        uint64_t dur_ns, bool span)
+{
+    if (!m->s->trace || t_ns < T0 || t_ns - T0 >= m->s->trace_ns)
+        return;
+    FILE *f = m->s->trace;
+    fprintf(f, "%s{\"name\":\"", m->traced_any ? ",\n" : "");
+    json_str(f, name);
+    if (span)
+        fprintf(f, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}", cat, tid,
+                (double)(t_ns - T0) / 1e3, (double)dur_ns / 1e3);
+    else
+        fprintf(f, "\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%u,\"ts\":%.3f}", cat, tid,
+                (double)(t_ns - T0) / 1e3);
+    m->traced_any = true;
+}
 
 static uint64_t splitmix(uint64_t *x)
 {
@@ -158,6 +190,7 @@ static void end_sequence(struct sim *m, size_t i, uint64_t now)
     struct fikit_sim_task_result *tr = &m->r->task[i];
     t->busy = false;
     if (t->service) {
+        trace_event(m, "request", "request", 2 * (uint32_t)i + 1, t->req_arrival, now - t->req_arrival, true);
         m->completed++;
         if (m->window && !m->stop) {
             if (grow((void **)&tr->latency_ns, &t->cap_lat, tr->nlatency + 1, sizeof(uint64_t))) {
@@ -227,7 +260,7 @@ static void launch_now(struct sim *m, size_t i, uint64_t now)
             memmove(t->fl, t->fl + t->flhead, t->fln * sizeof *t->fl);
             t->flhead = 0;
         }
-        t->fl[t->flhead + t->fln++] = (struct inflight){key, prev};
+        t->fl[t->flhead + t->fln++] = (struct inflight){key, prev, st->kernel};
     } else {
         m->failed = -ENOMEM;
     }
@@ -270,6 +303,7 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
         /* One thread at a time here: the compare-and-swap always succeeds. */
         atomic_store(&m->shm->hdr.fill_until_ns, a.fill_until_ns);
         m->r->task[i].fills++;
+        trace_event(m, "filled a gap", "fill", 2 * (uint32_t)i + 1, now, 0, false);
         launch_now(m, i, now);
         return;
     case FIKIT_ADMIT_PACE:
@@ -308,6 +342,7 @@ static void kernel_done(void *user, uint32_t ctx, uint64_t cookie, uint64_t star
     struct sim *m = user;
     struct trun *t = &m->t[ctx];
     struct inflight f = t->fl[t->flhead];
+    trace_event(m, t->w->kernels[f.kernel], "kernel", 2 * ctx, start_ns, end_ns - start_ns, true);
     t->flhead++;
     t->fln--;
     if (!t->fln)
@@ -395,6 +430,7 @@ static void grant(struct sim *m, size_t i, uint64_t now)
     t->queued = false;
     m->r->task[i].grants++;
     m->r->task[i].held_ns += now - t->held_posted;
+    trace_event(m, "held until granted", "hold", 2 * (uint32_t)i + 1, t->held_posted, now - t->held_posted, true);
     launch_now(m, i, now);
 }
 
@@ -500,6 +536,17 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
     if (m->service < 0 && !s->loop_ns) {
         rc = fikit_err_set(err, -EINVAL, "no service and no run length: nothing would end the run");
         goto out;
+    }
+    if (s->trace) {
+        for (size_t i = 0; i < ntasks; i++) {
+            for (int host = 0; host < 2; host++) {
+                fprintf(s->trace, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%zu,"
+                                  "\"args\":{\"name\":\"", m->traced_any ? ",\n" : "", 2 * i + (size_t)host);
+                json_str(s->trace, tasks[i].w->name);
+                fprintf(s->trace, ": %s\"}}", host ? "host" : "device");
+                m->traced_any = true;
+            }
+        }
     }
     for (size_t i = 0; i < ntasks; i++) {
         if ((int)i == m->service) {

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define FIKIT_SIM_MAX_TASKS 8
 
@@ -49,6 +50,12 @@ struct fikit_sim_setup {
     uint64_t warmup;                /* ... after this many */
     uint64_t loop_ns;               /* with no service: how long loops run (the first tenth is warm-up) */
     uint64_t seed;
+    /* Where set, the run's first trace_ns of simulated time as Chrome trace
+     * events (Perfetto reads them), comma-separated, for the caller to wrap
+     * in {"traceEvents": [...]}: each kernel on its task's device track, each
+     * request, each hold until its grant, each fill. */
+    FILE *trace;
+    uint64_t trace_ns;
 };
 
 struct fikit_sim_task_result {

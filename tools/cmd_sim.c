@@ -46,6 +46,11 @@ static void usage(FILE *f)
             "      --mps-client-priority  fikit's MPS modes also give the job a lower MPS client\n"
             "                         priority (CUDA_MPS_CLIENT_PRIORITY)\n"
             "      --json FILE        also write the results as JSON\n"
+            "      --trace FILE       a Perfetto trace (Chrome JSON) of the pair's run, for one\n"
+            "                         pair and one mode: its first --trace-ms of simulated time\n"
+            "                         (each kernel, request, hold and fill); open it in\n"
+            "                         https://ui.perfetto.dev\n"
+            "      --trace-ms MS      how much of the run the trace holds (default 200)\n"
             "  -q, --quiet            no progress on stderr\n"
             "  -h, --help             show this help\n"
             "\n"
@@ -186,7 +191,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 
 int fikit_cmd_sim(int argc, char **argv)
 {
-    enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT, OPT_PRIO };
+    enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT, OPT_PRIO, OPT_TRACE, OPT_TRACE_MS };
     static const struct option opts[] = {
         {"config", required_argument, 0, 'c'},  {"pair", required_argument, 0, 'p'},
         {"service", required_argument, 0, OPT_SERVICE}, {"loop", required_argument, 0, OPT_LOOP},
@@ -196,11 +201,12 @@ int fikit_cmd_sim(int argc, char **argv)
         {"seed", required_argument, 0, OPT_SEED}, {"beside-pct", required_argument, 0, OPT_PCT},
         {"json", required_argument, 0, OPT_JSON}, {"quiet", no_argument, 0, 'q'},
         {"mps-client-priority", no_argument, 0, OPT_PRIO},
+        {"trace", required_argument, 0, OPT_TRACE}, {"trace-ms", required_argument, 0, OPT_TRACE_MS},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *config = NULL, *pair = "resnet50", *service = NULL, *loop = NULL, *device = "h200",
-               *substrate = "both", *modes = NULL, *json_path = NULL;
+               *substrate = "both", *modes = NULL, *json_path = NULL, *trace_path = NULL;
     double load = 0.5;
-    uint64_t requests = 20000, warmup = 200, seed = 1, pct = 50;
+    uint64_t requests = 20000, warmup = 200, seed = 1, pct = 50, trace_ms = 200;
     bool quiet = false, mps_prio = false;
     int c;
     optind = 1;
@@ -229,6 +235,8 @@ int fikit_cmd_sim(int argc, char **argv)
         case OPT_PCT: if (parse_u64("--beside-pct", optarg, 1, 100, &pct)) return 2; break;
         case OPT_JSON: json_path = optarg; break;
         case OPT_PRIO: mps_prio = true; break;
+        case OPT_TRACE: trace_path = optarg; break;
+        case OPT_TRACE_MS: if (parse_u64("--trace-ms", optarg, 1, 600000, &trace_ms)) return 2; break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -284,6 +292,10 @@ int fikit_cmd_sim(int argc, char **argv)
         }
     }
 
+    if (trace_path && ((service ? 1 : npairs) != 1 || __builtin_popcount(mode_mask) != 1)) {
+        fprintf(stderr, "fikit sim: --trace: one pair and one mode (--modes NAME) at a time\n");
+        return 2;
+    }
     struct fikit_config cfg;
     struct fikit_err err;
     if (fikit_config_load(config, &cfg, &err)) {
@@ -314,6 +326,16 @@ int fikit_cmd_sim(int argc, char **argv)
     if (json_path && !(json = fopen(json_path, "w"))) {
         fprintf(stderr, "fikit sim: --json: %s: %s\n", json_path, strerror(errno));
         return 1;
+    }
+    if (trace_path) {
+        if (!(x.trace = fopen(trace_path, "w"))) {
+            fprintf(stderr, "fikit sim: --trace: %s: %s\n", trace_path, strerror(errno));
+            if (json)
+                fclose(json);
+            return 1;
+        }
+        x.trace_ns = trace_ms * 1000000ull;
+        fprintf(x.trace, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
     }
     if (json)
         fprintf(json, "{\"device\": \"%s\", \"policy\": \"%s\", \"pairs\": [\n", dev.name,
@@ -354,6 +376,13 @@ int fikit_cmd_sim(int argc, char **argv)
         fikit_sim_workload_free(&wl);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (x.trace) {
+        fprintf(x.trace, "\n]}\n");
+        if (fclose(x.trace) != 0) {
+            fprintf(stderr, "fikit sim: --trace: %s: %s\n", trace_path, strerror(errno));
+            status = 1;
+        }
+    }
     if (json) {
         fprintf(json, "\n]}\n");
         if (fclose(json) != 0) {

@@ -5,6 +5,8 @@
 #include "sim/experiment.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct fikit_sim_device DEV = {.name = "t", .sms = 10, .threads_per_sm = 1024,
@@ -148,4 +150,28 @@ Test(sim_run, bad_setups_are_refused_with_a_reason)
     x.load = 1.0;
     cr_assert_lt(fikit_sim_experiment_run(&x, &r, NULL, NULL, &err), 0);
     cr_assert(strstr(err.msg, "load 1"), "%s", err.msg);
+}
+
+Test(sim_run, a_traced_run_writes_kernels_requests_and_holds)
+{
+    struct fikit_sim_experiment x;
+    experiment(&x, FIKIT_POLICY_FILL);
+    x.modes = 1u << FIKIT_SIM_MODE_FIKIT_MPS;
+    char *buf = NULL;
+    size_t len = 0;
+    x.trace = open_memstream(&buf, &len);
+    cr_assert_not_null(x.trace);
+    x.trace_ns = 50ull * 1000 * 1000;
+    struct fikit_sim_report r;
+    struct fikit_err err;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &r, NULL, NULL, &err), 0, "%s", err.msg);
+    fclose(x.trace);
+    cr_assert(strstr(buf, "\"name\":\"svc: device\""), "the tracks are named");
+    cr_assert(strstr(buf, "\"cat\":\"kernel\""));
+    cr_assert(strstr(buf, "\"cat\":\"request\""));
+    cr_assert(strstr(buf, "\"cat\":\"hold\""), "the job's holds are in it");
+    /* Nothing after the window: no timestamp past 50 ms (50000 us). */
+    for (const char *p = strstr(buf, "\"ts\":"); p; p = strstr(p + 1, "\"ts\":"))
+        cr_assert_lt(strtod(p + 5, NULL), 50000.0, "%.40s", p);
+    free(buf);
 }
