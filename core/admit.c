@@ -44,7 +44,7 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
     out->kind = FIKIT_ADMIT_GO;
     if (!v->running || v->policy == FIKIT_POLICY_PASSTHROUGH || v->level <= 0)
         return;
-    if (!(v->level_mask & ((1u << v->level) - 1u)))
+    if (fikit_admit_nothing_above(v->level_mask, v->level))
         return; /* no higher level has a task here */
 
     /* The highest active level above, its rooms, and (for beside) how much

@@ -80,6 +80,14 @@ struct fikit_admit {
  * before it looks again (for room, or for the slowdown to fall back). */
 #define FIKIT_BESIDE_RECHECK_NS (500 * 1000ull)
 
+/* Whether no level above level has a task (level_mask: the segment's).
+ * Then a launch goes at once, whatever else the segment says: the
+ * high-priority path decides on this one load without a snapshot. */
+static inline bool fikit_admit_nothing_above(uint32_t level_mask, int level)
+{
+    return level <= 0 || !(level_mask & ((1u << level) - 1u));
+}
+
 /* Decides for a launch of a kernel predicted to take dur_ns (0: never
  * measured) at now. */
 void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, struct fikit_admit *out);

@@ -210,6 +210,9 @@ static void sleep_until(uint64_t until)
 static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur,
                       uint64_t now)
 {
+    if (fikit_admit_nothing_above(atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed),
+                                  r->level))
+        return now; /* the high-priority path: one load, no snapshot */
     struct fikit_admit_task tasks[FIKIT_SHM_SLOTS];
     for (;;) {
         struct fikit_view v;
