@@ -189,6 +189,41 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
  * one wake-up, which is the moment most grants come. */
 #define FIKIT_DECISION_SPIN_NS (500 * 1000ull)
 
+/* The waiter handshake, both halves (a held launch and fikitd). A waiter
+ * goes FREE -> CLAIMED -> POSTED (the client) -> QUEUED -> GRANTED (fikitd)
+ * -> FREE (the client). The futex word counts grants and nudges, so neither
+ * is lost between a waiter's last look and its wait; fikitd makes the
+ * wake-up system call only for a waiter that says it sleeps. */
+
+/* Client: claims a free waiter of the slot and posts the launch in it.
+ * NULL when every waiter is taken by other threads of the task. */
+struct fikit_shm_waiter *fikit_shm_waiter_post(struct fikit_shm_slot *slot, uint64_t stream,
+                                               uint64_t key, uint64_t dur_ns, uint64_t now);
+/* Client: whether its launch was granted (an acquire: the grant's fields
+ * are then visible). */
+static inline bool fikit_shm_waiter_granted(struct fikit_shm_waiter *w)
+{
+    return atomic_load_explicit(&w->state, memory_order_acquire) == FIKIT_WAITER_GRANTED;
+}
+/* Client: after its granted launch went, or when it gives up waiting. */
+void fikit_shm_waiter_free(struct fikit_shm_waiter *w);
+
+/* What a client posted, as fikitd reads it. */
+struct fikit_shm_posted {
+    uint64_t stream, key, dur_ns, posted_ns;
+};
+/* fikitd: true (and *out) if w holds a posted launch not yet queued. */
+bool fikit_shm_waiter_posted(const struct fikit_shm_waiter *w, struct fikit_shm_posted *out);
+/* fikitd: the posted launch is in the scheduler's queue now. */
+void fikit_shm_waiter_queue(struct fikit_shm_waiter *w);
+/* fikitd: grants it (reason, at); returns whether the waiter said it sleeps
+ * (then fikit_shm_waiter_wake it, after every grant of the decision). */
+bool fikit_shm_waiter_grant(struct fikit_shm_waiter *w, uint32_t reason, uint64_t at_ns);
+/* fikitd: the wake-up system call, made only if the waiter sleeps. */
+void fikit_shm_waiter_wake(struct fikit_shm_waiter *w);
+/* fikitd: wakes a queued sleeping waiter ahead of a sooner decision. */
+void fikit_shm_waiter_nudge(struct fikit_shm_waiter *w);
+
 /* fikitd, around a decision: takes fill_until_ns (clients then hold
  * instead of filling) and returns its value; gives it back with
  * granted_until_ns set to the end of the work it granted. */

@@ -83,29 +83,14 @@ static uint64_t timer_slack_ns(void)
 static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur, uint64_t now)
 {
     struct fikit_shm_slot *slot = r->slot;
-    struct fikit_shm_waiter *w = NULL;
-    while (!w) {
-        for (int i = 0; i < FIKIT_SHM_WAITERS && !w; i++) {
-            uint32_t expect = FIKIT_WAITER_FREE;
-            if (atomic_compare_exchange_strong(&slot->waiters[i].state, &expect, FIKIT_WAITER_CLAIMED))
-                w = &slot->waiters[i];
-        }
-        if (!w) {
-            /* Every waiter is taken by other threads of this task. */
-            if (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
-                atomic_load(&fikit_client.daemon_lost))
-                return;
-            usleep(100);
-        }
+    struct fikit_shm_waiter *w;
+    while (!(w = fikit_shm_waiter_post(slot, (uint64_t)(uintptr_t)stream, key, dur, now))) {
+        /* Every waiter is taken by other threads of this task. */
+        if (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
+            atomic_load(&fikit_client.daemon_lost))
+            return;
+        usleep(100);
     }
-    w->stream = (uint64_t)(uintptr_t)stream;
-    w->key = key;
-    w->dur_ns = dur;
-    w->posted_ns = now;
-    w->grant_reason = 0;
-    atomic_store_explicit(&w->futex, 0, memory_order_relaxed);
-    atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
-    atomic_store_explicit(&w->state, FIKIT_WAITER_POSTED, memory_order_release);
     atomic_fetch_add(&slot->holds, 1);
     trace(r, FIKIT_TRACE_HOLD, key, dur, 0);
     fikit_shm_ring_arbiter(r->shm);
@@ -145,10 +130,10 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
         if (spin == FIKIT_SPIN_ALWAYS) {
             /* A core for the lowest grant latency: spin, and every 20 ms
              * look whether fikitd is still there. */
-            while (atomic_load_explicit(&w->state, memory_order_acquire) != FIKIT_WAITER_GRANTED &&
+            while (!fikit_shm_waiter_granted(w) &&
                    fikit_now_ns() < t + 20 * FIKIT_NS_PER_MS)
                 fikit_cpu_relax();
-            if (atomic_load_explicit(&w->state, memory_order_acquire) == FIKIT_WAITER_GRANTED)
+            if (fikit_shm_waiter_granted(w))
                 break;
             if (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
                 atomic_load(&fikit_client.daemon_lost) || atomic_load(&slot->state) != FIKIT_SLOT_ACTIVE)
@@ -161,7 +146,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
             /* Within spin_us (and a timed sleep's lateness) of the decision;
              * a stale one, from a daemon that is gone, falls through to the
              * sleep that notices it. */
-            while (atomic_load_explicit(&w->state, memory_order_acquire) != FIKIT_WAITER_GRANTED &&
+            while (!fikit_shm_waiter_granted(w) &&
                    fikit_now_ns() < due + spin)
                 fikit_cpu_relax();
             continue;
@@ -194,7 +179,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     }
     fikit_fault_point(FIKIT_FAULT_GRANTED);
     atomic_fetch_add(&slot->grants, 1);
-    atomic_store_explicit(&w->state, FIKIT_WAITER_FREE, memory_order_release);
+    fikit_shm_waiter_free(w);
 }
 
 /* Sleeps until an absolute instant (EINTR: looked at again sooner). */

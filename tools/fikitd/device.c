@@ -102,16 +102,17 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
         }
         for (int w = 0; w < FIKIT_SHM_WAITERS; w++) {
             struct fikit_shm_waiter *wt = &slot->waiters[w];
-            if (atomic_load_explicit(&wt->state, memory_order_acquire) != FIKIT_WAITER_POSTED)
+            struct fikit_shm_posted p;
+            if (!fikit_shm_waiter_posted(wt, &p))
                 continue;
             struct fikit_request r = {.task_id = (uint32_t)s,
                                       .ticket = TICKET(s, w),
-                                      .stream = wt->stream,
-                                      .key = wt->key,
-                                      .dur_ns = wt->dur_ns > FIKIT_NS_PER_S * 3600 ? 0 : wt->dur_ns,
-                                      .posted_ns = wt->posted_ns > now ? now : wt->posted_ns};
+                                      .stream = p.stream,
+                                      .key = p.key,
+                                      .dur_ns = p.dur_ns > FIKIT_NS_PER_S * 3600 ? 0 : p.dur_ns,
+                                      .posted_ns = p.posted_ns > now ? now : p.posted_ns};
             if (fikit_sched_post(&dev->sched, &r) == 0) {
-                atomic_store_explicit(&wt->state, FIKIT_WAITER_QUEUED, memory_order_release);
+                fikit_shm_waiter_queue(wt);
                 (void)fikit_stat_add(&dev->pickup, now - r.posted_ns);
             }
         }
@@ -145,14 +146,8 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
     if (!wt)
         return;
     uint32_t s = g->ticket / FIKIT_SHM_WAITERS;
-    wt->grant_reason = g->reason;
-    wt->granted_ns = g->at_ns;
-    atomic_store_explicit(&wt->state, FIKIT_WAITER_GRANTED, memory_order_release);
-    /* Sequentially consistent, against the waiter's store of sleeping and
-     * its load of state: either it sees the grant or we see it asleep. */
-    atomic_fetch_add(&wt->futex, 1);
-    /* What apply_grants reads to decide on the wake-up, for the trace. */
-    bool asleep = atomic_load(&wt->sleeping) != 0;
+    /* Whether it sleeps (apply_grants then wakes it), for the trace. */
+    bool asleep = fikit_shm_waiter_grant(wt, g->reason, g->at_ns);
     if (g->reason == FIKIT_GRANT_FREE)
         dev->grants_free++;
     else if (g->reason == FIKIT_GRANT_FIT)
@@ -178,8 +173,8 @@ static void apply_grants(struct fikitd_device *dev, const struct fikit_grant *g,
         mark_granted(dev, &g[i]);
     for (size_t i = 0; i < n; i++) {
         struct fikit_shm_waiter *wt = waiter_of(dev, &g[i]);
-        if (wt && atomic_load(&wt->sleeping))
-            fikit_futex_wake(&wt->futex, 1);
+        if (wt)
+            fikit_shm_waiter_wake(wt);
     }
 }
 
@@ -199,8 +194,7 @@ static void nudge_sleepers(struct fikitd_device *dev, uint64_t decision_ns)
                 !fikit_arbiter_nudge_due(atomic_load_explicit(&wt->sleep_until_ns, memory_order_relaxed),
                                          decision_ns, dev->spin_ns))
                 continue;
-            atomic_fetch_add(&wt->futex, 1);
-            fikit_futex_wake(&wt->futex, 1);
+            fikit_shm_waiter_nudge(wt);
             dev->nudges++;
         }
     }
