@@ -1,4 +1,5 @@
-"""fikitd spends no CPU while nothing is held, even under spin_us = always.
+"""fikitd spends no CPU while nothing is held, even under spin_us = always,
+and fikit status still counts the launches of a task that nothing holds.
 
 spin_us = always (the default on hosts of 8 or more CPUs) makes fikitd's
 arbiter spin while launches are held, for the lowest grant latency. Once
@@ -13,7 +14,7 @@ thread may get less than that, so the bound is loose: the test can miss a
 spin under heavy load, never fail without one."""
 import os
 import time
-from harness import BATCH, SERVICE, Fikit, check
+from harness import BATCH, SERVICE, Fikit, check, status_column
 
 SVC = [SERVICE, "--json", "-n", "40", "-r", "0", "-k", "4", "-g", "300", "-w", "200"]
 LP = [BATCH, "--json", "-t", "1", "-w", "200"]
@@ -29,6 +30,17 @@ with Fikit(extra="spin_us = always") as fk:
     fk.start()
     check(fk.run("batch", LP, measure=True).returncode == 0, "batch job measured")
     check(fk.run("serve", SVC, measure=True).returncode == 0, "service measured")
+    # A lower task alone (no higher level registered: nothing is ever held,
+    # so fikitd's arbiter makes no pass): fikit status still counts its
+    # launches, taking the records when it reports.
+    lone = fk.popen("batch", [BATCH, "--json", "-t", "1.5", "-w", "200"])
+    deadline = time.time() + 30
+    seen = 0
+    while time.time() < deadline and lone.poll() is None and not seen:
+        time.sleep(0.2)
+        seen = sum(int(n) for n in status_column(fk.status(), "batch", "launches"))
+    check(seen > 0, f"fikit status counts a lone lower task's launches ({seen})")
+    check(lone.wait(timeout=60) == 0, "the lone batch job finished")
     svc = fk.popen("serve", SVC)
     time.sleep(0.2)
     lp = fk.popen("batch", LP)

@@ -77,8 +77,10 @@ static void drain_trace_ring(struct fikitd_device *dev, int s)
     atomic_store_explicit(&slot->trace_tail, info->trace_read, memory_order_release);
 }
 
-/* Brings the scheduler up to date with what clients published. */
-static void sync_slots(struct fikitd_device *dev, uint64_t now)
+/* Takes each task's newest launch record into the scheduler (through
+ * fikit_sched_note_record, which ignores implausible ones). Called under
+ * dev->lock. */
+static void sync_records(struct fikitd_device *dev, uint64_t now)
 {
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         struct fikitd_slot_info *info = &dev->slots[s];
@@ -100,6 +102,20 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
                            "ignoring it", dev->index, info->name, (int)info->pid);
             }
         }
+    }
+}
+
+void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now) { sync_records(dev, now); }
+
+/* Brings the scheduler up to date with what clients published: their
+ * launch records and the launches they hold. */
+static void sync_slots(struct fikitd_device *dev, uint64_t now)
+{
+    sync_records(dev, now);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        if (!dev->slots[s].used)
+            continue;
+        struct fikit_shm_slot *slot = &dev->shm->slots[s];
         for (int w = 0; w < FIKIT_SHM_WAITERS; w++) {
             struct fikit_shm_waiter *wt = &slot->waiters[w];
             struct fikit_shm_posted p;

@@ -82,6 +82,12 @@ int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, ui
 /* A task left or died: its slot, held launches and reservations go at once. */
 void fikitd_device_remove_task(struct fikitd_device *dev, int slot);
 
+/* Takes the tasks' newest launch records into the scheduler, under dev->lock
+ * held by the caller: the arbiter does it in every pass, and fikit status
+ * before it reports, since with nothing held there may be no pass for a
+ * long time (a lower task alone would show no launches). */
+void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now);
+
 void fikitd_device_set_trace(struct fikitd_device *dev, bool on);
 /* Copies the trace (oldest first) into a malloc'd array. */
 size_t fikitd_device_copy_trace(struct fikitd_device *dev, struct fikit_trace_event **out);

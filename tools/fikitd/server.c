@@ -627,6 +627,7 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
     md->index = (uint32_t)dev->index;
     int nt = 0;
     pthread_mutex_lock(&dev->lock);
+    fikitd_device_sync_records(dev, now);
     md->top_level = fikit_sched_top_level(&dev->sched, now);
     md->policy = dev->sched.p.policy;
     md->substrate_cost_ns = dev->sched.p.substrate_cost_ns;
