@@ -49,6 +49,21 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A service's p50 and p99, with their intervals. -ENOMEM, or 0. */
+static int latency_quantiles(const struct fikit_sim_task_result *t, struct fikit_sim_q *p50,
+                             struct fikit_sim_q *p99)
+{
+    uint64_t *v = malloc((t->nlatency ? t->nlatency : 1) * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    memcpy(v, t->latency_ns, t->nlatency * sizeof *v);
+    qsort(v, t->nlatency, sizeof *v, cmp_u64);
+    *p50 = fikit_sim_quantile(v, t->nlatency, 0.5);
+    *p99 = fikit_sim_quantile(v, t->nlatency, 0.99);
+    free(v);
+    return 0;
+}
+
 /* The ratio of two quantiles, its interval from theirs (each independent:
  * the widest ratio the two intervals allow). */
 static struct fikit_sim_q ratio(struct fikit_sim_q a, struct fikit_sim_q alone)
@@ -100,7 +115,6 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     memset(&r, 0, sizeof r);
     struct fikit_sim_task svc = {.w = x->service, .level = 0};
     struct fikit_sim_task loop = {.w = x->loop, .level = 9};
-    uint64_t *sorted = NULL;
 
     /* 1. Capacity: the service back to back, alone. */
     if (progress)
@@ -132,17 +146,10 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         goto out;
     out->events += r.events;
     uint64_t window = r.window_ns;
-    size_t n_alone = r.task[0].nlatency;
-    sorted = malloc((n_alone ? n_alone : 1) * sizeof *sorted);
-    if (!sorted) {
-        fikit_sim_result_free(&r);
+    if (latency_quantiles(&r.task[0], &out->alone_p50, &out->alone_p99)) {
         rc = fikit_err_set(err, -ENOMEM, "out of memory");
         goto out;
     }
-    memcpy(sorted, r.task[0].latency_ns, n_alone * sizeof *sorted);
-    qsort(sorted, n_alone, sizeof *sorted, cmp_u64);
-    out->alone_p50 = fikit_sim_quantile(sorted, n_alone, 0.5);
-    out->alone_p99 = fikit_sim_quantile(sorted, n_alone, 0.99);
     fikit_sim_result_free(&r);
 
     /* 3. The loop alone, measured, as long as the service's window. */
@@ -208,19 +215,11 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         }
         out->events += r.events;
         struct fikit_sim_row *row = &out->row[mode];
-        size_t n = r.task[0].nlatency;
-        uint64_t *v = realloc(sorted, (n ? n : 1) * sizeof *v);
-        if (!v) {
-            fikit_sim_result_free(&r);
+        if (latency_quantiles(&r.task[0], &row->p50, &row->p99)) {
             rc = fikit_err_set(err, -ENOMEM, "out of memory");
             goto out;
         }
-        sorted = v;
-        memcpy(sorted, r.task[0].latency_ns, n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, cmp_u64);
         row->done = true;
-        row->p50 = fikit_sim_quantile(sorted, n, 0.5);
-        row->p99 = fikit_sim_quantile(sorted, n, 0.99);
         row->p50_ratio = ratio(row->p50, out->alone_p50);
         row->p99_ratio = ratio(row->p99, out->alone_p99);
         row->loop_per_s = r.window_ns ? (double)r.task[1].sequences * 1e9 / (double)r.window_ns : 0;
@@ -235,7 +234,6 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     }
 out:
     fikit_sim_result_free(&r);
-    free(sorted);
     fikit_measure_destroy(&sprof);
     fikit_measure_destroy(&lprof);
     return rc;

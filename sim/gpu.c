@@ -1,5 +1,7 @@
 #include "sim/gpu.h"
 
+#include "sim/fifo.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -168,8 +170,7 @@ struct kern {
 };
 
 struct ctx {
-    struct kern *q;
-    size_t head, n, cap;
+    struct fikit_sim_fifo q; /* struct kern, in launch order */
     int prio;
     uint64_t cap_threads, used_threads;
 };
@@ -213,8 +214,10 @@ struct fikit_sim_gpu *fikit_sim_gpu_new(const struct fikit_sim_device *d, enum f
     g->nctx = contexts;
     g->resident = -1;
     g->total_threads = (uint64_t)d->sms * d->threads_per_sm;
-    for (uint32_t i = 0; i < contexts; i++)
+    for (uint32_t i = 0; i < contexts; i++) {
         g->ctx[i].cap_threads = g->total_threads;
+        g->ctx[i].q.size = sizeof(struct kern);
+    }
     return g;
 }
 
@@ -223,7 +226,7 @@ void fikit_sim_gpu_free(struct fikit_sim_gpu *g)
     if (!g)
         return;
     for (uint32_t i = 0; i < g->nctx; i++)
-        free(g->ctx[i].q);
+        fikit_sim_fifo_free(&g->ctx[i].q);
     free(g->ctx);
     free(g);
 }
@@ -243,8 +246,7 @@ uint64_t fikit_sim_gpu_preemptions(const struct fikit_sim_gpu *g) { return g->pr
 
 static struct kern *head(struct fikit_sim_gpu *g, uint32_t c)
 {
-    struct ctx *x = &g->ctx[c];
-    return x->n ? &x->q[x->head] : NULL;
+    return fikit_sim_fifo_front(&g->ctx[c].q);
 }
 
 static bool has_work(struct fikit_sim_gpu *g, int c, uint64_t now)
@@ -257,10 +259,8 @@ static bool has_work(struct fikit_sim_gpu *g, int c, uint64_t now)
 
 static void pop(struct fikit_sim_gpu *g, uint32_t c, uint64_t now)
 {
-    struct ctx *x = &g->ctx[c];
-    struct kern k = x->q[x->head];
-    x->head = (x->head + 1) % x->cap;
-    x->n--;
+    struct kern k = *head(g, c);
+    fikit_sim_fifo_pop(&g->ctx[c].q);
     g->done(g->user, c, k.cookie, k.start_ns, now);
 }
 
@@ -466,19 +466,6 @@ static void mps_event(struct fikit_sim_gpu *g, const struct fikit_sim_event *e)
 int fikit_sim_gpu_launch(struct fikit_sim_gpu *g, uint64_t now, uint32_t c, uint64_t cookie,
                          uint64_t dur_ns, uint32_t blocks, uint32_t threads)
 {
-    struct ctx *x = &g->ctx[c];
-    if (x->n == x->cap) {
-        size_t cap = x->cap ? x->cap * 2 : 64;
-        struct kern *q = malloc(cap * sizeof *q);
-        if (!q)
-            return -ENOMEM;
-        for (size_t i = 0; i < x->n; i++)
-            q[i] = x->q[(x->head + i) % x->cap];
-        free(x->q);
-        x->q = q;
-        x->head = 0;
-        x->cap = cap;
-    }
     struct kern k = {.cookie = cookie, .dur = dur_ns ? dur_ns : 1, .ready_ns = now + g->d.launch_ns};
     k.remaining = k.dur;
     uint64_t min_unit = g->d.threads_per_sm / g->d.blocks_per_sm;
@@ -493,8 +480,8 @@ int fikit_sim_gpu_launch(struct fikit_sim_gpu *g, uint64_t now, uint32_t c, uint
     uint64_t waves = (nb + per_wave - 1) / per_wave;
     k.left_blocks = nb;
     k.block_ns = k.dur / waves ? k.dur / waves : 1;
-    x->q[(x->head + x->n) % x->cap] = k;
-    x->n++;
+    if (fikit_sim_fifo_push(&g->ctx[c].q, &k) != 0)
+        return -ENOMEM;
     return fikit_sim_evq_push(g->q, k.ready_ns, EV_ARRIVE, c, 0);
 }
 

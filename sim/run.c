@@ -3,6 +3,7 @@
 #include "core/admit.h"
 #include "core/predict.h"
 #include "core/shm.h"
+#include "sim/fifo.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,13 +30,11 @@ struct trun {
     bool busy;                 /* running a sequence */
     size_t seq, step;
     uint64_t req_arrival, req_start;
-    uint64_t *queue;           /* arrival times of waiting requests */
-    size_t qhead, qn, qcap;
+    struct fikit_sim_fifo queue; /* arrival times (uint64_t) of waiting requests */
     uint64_t outstanding;
     bool wait_sync;
     uint64_t prev_key;         /* the launch path's last key */
-    struct inflight *fl;       /* launched, not completed, in order */
-    size_t flhead, fln, flcap;
+    struct fikit_sim_fifo fl;  /* struct inflight: launched, not completed, in order */
     bool have_last;            /* measuring: the previous kernel's end */
     uint64_t last_end, last_key, last_prev;
     /* fikit */
@@ -113,21 +112,6 @@ static void push(struct sim *m, uint64_t t, uint32_t type, uint32_t a, uint64_t 
         m->failed = -ENOMEM;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*arr, c * size);
-    if (!p)
-        return -ENOMEM;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
-
 /* ------------------------------------------------------------ requests */
 
 static void start_sequence(struct sim *m, size_t i, uint64_t now);
@@ -149,21 +133,10 @@ static void arrive(struct sim *m, size_t i, uint64_t now)
         t->req_arrival = now;
         start_sequence(m, i, now);
     } else {
-        if (t->qn == t->qcap) {
-            size_t cap = t->qcap ? t->qcap * 2 : 64;
-            uint64_t *q = malloc(cap * sizeof *q);
-            if (!q) {
-                m->failed = -ENOMEM;
-                return;
-            }
-            for (size_t k = 0; k < t->qn; k++)
-                q[k] = t->queue[(t->qhead + k) % t->qcap];
-            free(t->queue);
-            t->queue = q;
-            t->qhead = 0;
-            t->qcap = cap;
+        if (fikit_sim_fifo_push(&t->queue, &now) != 0) {
+            m->failed = -ENOMEM;
+            return;
         }
-        t->queue[(t->qhead + t->qn++) % t->qcap] = now;
     }
     next_arrival(m, i, now);
 }
@@ -193,7 +166,7 @@ static void end_sequence(struct sim *m, size_t i, uint64_t now)
         trace_event(m, "request", "request", 2 * (uint32_t)i + 1, t->req_arrival, now - t->req_arrival, true);
         m->completed++;
         if (m->window && !m->stop) {
-            if (grow((void **)&tr->latency_ns, &t->cap_lat, tr->nlatency + 1, sizeof(uint64_t))) {
+            if (fikit_sim_grow((void **)&tr->latency_ns, &t->cap_lat, tr->nlatency + 1, sizeof(uint64_t))) {
                 m->failed = -ENOMEM;
                 return;
             }
@@ -210,10 +183,9 @@ static void end_sequence(struct sim *m, size_t i, uint64_t now)
             m->window_end = now;
             return;
         }
-        if (t->qn) {
-            t->req_arrival = t->queue[t->qhead];
-            t->qhead = (t->qhead + 1) % t->qcap;
-            t->qn--;
+        if (t->queue.n) {
+            t->req_arrival = *(const uint64_t *)fikit_sim_fifo_front(&t->queue);
+            fikit_sim_fifo_pop(&t->queue);
             start_sequence(m, i, now);
         } else if (!m->s->mean_interarrival_ns) {
             t->req_arrival = now;
@@ -239,7 +211,8 @@ static void advance(struct sim *m, size_t i, uint64_t now)
 
 /* ------------------------------------------------------------- launches */
 
-static void launch_now(struct sim *m, size_t i, uint64_t now)
+/* dur: the launch's predicted duration, as its admission used it. */
+static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur)
 {
     struct trun *t = &m->t[i];
     const struct fikit_sim_step *st = cur_step(t);
@@ -247,23 +220,15 @@ static void launch_now(struct sim *m, size_t i, uint64_t now)
     uint64_t prev = t->prev_key;
     t->prev_key = key;
     if (t->registered) {
-        uint64_t dur = t->pred ? fikit_predict_duration(t->pred, key) : 0;
         struct fikit_gap_pred gap;
         memset(&gap, 0, sizeof gap);
         if (t->pred)
             fikit_predict_gap(t->pred, prev, key, &gap);
         fikit_shm_publish_launch(&m->shm->slots[i], now, dur, key, &gap, t->idle_after_ns);
     }
-    if (grow((void **)&t->fl, &t->flcap, t->fln + 1, sizeof *t->fl) == 0) {
-        /* a ring kept in order: compact when it wraps */
-        if (t->flhead + t->fln == t->flcap) {
-            memmove(t->fl, t->fl + t->flhead, t->fln * sizeof *t->fl);
-            t->flhead = 0;
-        }
-        t->fl[t->flhead + t->fln++] = (struct inflight){key, prev, st->kernel};
-    } else {
+    struct inflight f = {key, prev, st->kernel};
+    if (fikit_sim_fifo_push(&t->fl, &f) != 0)
         m->failed = -ENOMEM;
-    }
     if (fikit_sim_gpu_launch(m->gpu, now, (uint32_t)i, key, st->dur_ns, st->blocks, st->threads))
         m->failed = -ENOMEM;
     t->outstanding++;
@@ -285,7 +250,7 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
 {
     struct trun *t = &m->t[i];
     if (!t->registered) {
-        launch_now(m, i, now);
+        launch_now(m, i, now, 0);
         return;
     }
     uint64_t key = t->keys[t->w->seqs[t->seq].first + t->step];
@@ -297,14 +262,14 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
     fikit_admit(&v, now, dur, &a);
     switch (a.kind) {
     case FIKIT_ADMIT_GO:
-        launch_now(m, i, now);
+        launch_now(m, i, now, dur);
         return;
     case FIKIT_ADMIT_FILL:
         /* One thread at a time here: the compare-and-swap always succeeds. */
         atomic_store(&m->shm->hdr.fill_until_ns, a.fill_until_ns);
         m->r->task[i].fills++;
         trace_event(m, "filled a gap", "fill", 2 * (uint32_t)i + 1, now, 0, false);
-        launch_now(m, i, now);
+        launch_now(m, i, now, dur);
         return;
     case FIKIT_ADMIT_PACE:
     case FIKIT_ADMIT_RECHECK:
@@ -341,12 +306,9 @@ static void kernel_done(void *user, uint32_t ctx, uint64_t cookie, uint64_t star
     (void)cookie;
     struct sim *m = user;
     struct trun *t = &m->t[ctx];
-    struct inflight f = t->fl[t->flhead];
+    struct inflight f = *(const struct inflight *)fikit_sim_fifo_front(&t->fl);
     trace_event(m, t->w->kernels[f.kernel], "kernel", 2 * ctx, start_ns, end_ns - start_ns, true);
-    t->flhead++;
-    t->fln--;
-    if (!t->fln)
-        t->flhead = 0;
+    fikit_sim_fifo_pop(&t->fl);
     if (t->spec->measure) {
         struct fikit_measure_store *st = t->spec->measure;
         if (!fikit_measure_kernel(st, f.key)) {
@@ -431,7 +393,7 @@ static void grant(struct sim *m, size_t i, uint64_t now)
     m->r->task[i].grants++;
     m->r->task[i].held_ns += now - t->held_posted;
     trace_event(m, "held until granted", "hold", 2 * (uint32_t)i + 1, t->held_posted, now - t->held_posted, true);
-    launch_now(m, i, now);
+    launch_now(m, i, now, t->held_dur);
 }
 
 /* ------------------------------------------------------------------ run */
@@ -441,6 +403,8 @@ static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec
     struct trun *t = &m->t[i];
     t->spec = spec;
     t->w = spec->w;
+    t->queue.size = sizeof(uint64_t);
+    t->fl.size = sizeof(struct inflight);
     t->service = spec->w->kind == FIKIT_SIM_SERVICE;
     t->rng = m->s->seed * 0x100000001b3ull + i * 0x9e3779b97f4a7c15ull + 1;
     t->keys = calloc(t->w->nsteps ? t->w->nsteps : 1, sizeof *t->keys);
@@ -603,8 +567,8 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
 out:
     for (size_t i = 0; i < ntasks; i++) {
         free(m->t[i].keys);
-        free(m->t[i].queue);
-        free(m->t[i].fl);
+        fikit_sim_fifo_free(&m->t[i].queue);
+        fikit_sim_fifo_free(&m->t[i].fl);
         fikit_predictor_free(m->t[i].pred);
     }
     fikit_sim_gpu_free(m->gpu);

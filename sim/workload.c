@@ -1,5 +1,7 @@
 #include "sim/workload.h"
 
+#include "sim/fifo.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -155,21 +157,6 @@ static uint64_t fnv(const char *s)
     return h;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *n = realloc(*arr, c * size);
-    if (!n)
-        return -ENOMEM;
-    *arr = n;
-    *cap = c;
-    return 0;
-}
-
 /* The index of kernel name s, added if new. */
 static int kernel_index(struct parser *P, const char *s, uint32_t *idx)
 {
@@ -196,7 +183,7 @@ static int kernel_index(struct parser *P, const char *s, uint32_t *idx)
             return 0;
         }
     }
-    if (grow((void **)&w->kernels, &P->cap_kernels, w->nkernels + 1, sizeof *w->kernels))
+    if (fikit_sim_grow((void **)&w->kernels, &P->cap_kernels, w->nkernels + 1, sizeof *w->kernels))
         return -ENOMEM;
     char *copy = strdup(s);
     if (!copy)
@@ -430,7 +417,7 @@ static int parse_lines(struct parser *P, const char *text, size_t len)
                 rc = fail(P, -EINVAL, "seq takes no fields; found %d", n - 1);
                 break;
             }
-            if (grow((void **)&w->seqs, &P->cap_seqs, w->nseqs + 1, sizeof *w->seqs)) {
+            if (fikit_sim_grow((void **)&w->seqs, &P->cap_seqs, w->nseqs + 1, sizeof *w->seqs)) {
                 rc = fail(P, -ENOMEM, "out of memory");
                 break;
             }
@@ -470,7 +457,7 @@ static int parse_lines(struct parser *P, const char *text, size_t len)
                           FIKIT_SIM_MAX_STEPS, FIKIT_SIM_MAX_STEPS);
                 break;
             }
-            if (grow((void **)&w->steps, &P->cap_steps, w->nsteps + 1, sizeof *w->steps)) {
+            if (fikit_sim_grow((void **)&w->steps, &P->cap_steps, w->nsteps + 1, sizeof *w->steps)) {
                 rc = fail(P, -ENOMEM, "out of memory");
                 break;
             }

@@ -3,6 +3,7 @@
  * fikit schedules (a lower task is held and granted only where fikit would,
  * and never when passthrough); the quantiles' intervals hold the value. */
 #include "sim/experiment.h"
+#include "sim/fifo.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -174,4 +175,30 @@ Test(sim_run, a_traced_run_writes_kernels_requests_and_holds)
     for (const char *p = strstr(buf, "\"ts\":"); p; p = strstr(p + 1, "\"ts\":"))
         cr_assert_lt(strtod(p + 5, NULL), 50000.0, "%.40s", p);
     free(buf);
+}
+
+Test(sim_run, a_fifo_keeps_order_across_wraps_and_growth)
+{
+    struct fikit_sim_fifo f = {.size = sizeof(uint64_t)};
+    uint64_t next_in = 0, next_out = 0;
+    /* Interleaved pushes and pops wrap the ring; bursts make it grow while
+     * wrapped. */
+    for (int round = 0; round < 50; round++) {
+        for (int k = 0; k < 7 + round * 3; k++) {
+            cr_assert_eq(fikit_sim_fifo_push(&f, &next_in), 0);
+            next_in++;
+        }
+        for (int k = 0; k < 5 + round * 3 && f.n; k++) {
+            cr_assert_eq(*(uint64_t *)fikit_sim_fifo_front(&f), next_out);
+            fikit_sim_fifo_pop(&f);
+            next_out++;
+        }
+    }
+    while (f.n) {
+        cr_assert_eq(*(uint64_t *)fikit_sim_fifo_front(&f), next_out++);
+        fikit_sim_fifo_pop(&f);
+    }
+    cr_assert_eq(next_out, next_in);
+    cr_assert_null(fikit_sim_fifo_front(&f));
+    fikit_sim_fifo_free(&f);
 }

@@ -77,10 +77,8 @@ static void drain_trace_ring(struct fikitd_device *dev, int s)
     atomic_store_explicit(&slot->trace_tail, info->trace_read, memory_order_release);
 }
 
-/* Takes each task's newest launch record into the scheduler (through
- * fikit_sched_note_record, which ignores implausible ones). Called under
- * dev->lock. */
-static void sync_records(struct fikitd_device *dev, uint64_t now)
+/* Through fikit_sched_note_record, which ignores implausible records. */
+void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now)
 {
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         struct fikitd_slot_info *info = &dev->slots[s];
@@ -105,13 +103,11 @@ static void sync_records(struct fikitd_device *dev, uint64_t now)
     }
 }
 
-void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now) { sync_records(dev, now); }
-
 /* Brings the scheduler up to date with what clients published: their
  * launch records and the launches they hold. */
 static void sync_slots(struct fikitd_device *dev, uint64_t now)
 {
-    sync_records(dev, now);
+    fikitd_device_sync_records(dev, now);
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         if (!dev->slots[s].used)
             continue;
