@@ -1,5 +1,7 @@
 #include "sim/evq.h"
 
+#include "sim/fifo.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +21,8 @@ static int before(const struct fikit_sim_event *x, const struct fikit_sim_event 
 
 int fikit_sim_evq_push(struct fikit_sim_evq *q, uint64_t t, uint32_t type, uint32_t a, uint64_t b)
 {
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 1024;
-        struct fikit_sim_event *h = realloc(q->heap, cap * sizeof *h);
-        if (!h)
-            return -ENOMEM;
-        q->heap = h;
-        q->cap = cap;
-    }
+    if (fikit_sim_grow((void **)&q->heap, &q->cap, q->n + 1, sizeof *q->heap) != 0)
+        return -ENOMEM;
     struct fikit_sim_event e = {.t = t, .seq = q->next_seq++, .type = type, .a = a, .b = b};
     size_t i = q->n++;
     while (i > 0) {
