@@ -423,3 +423,36 @@ void fikit_shm_waiter_nudge(struct fikit_shm_waiter *w)
     atomic_fetch_add(&w->futex, 1);
     fikit_futex_wake(&w->futex, 1);
 }
+
+void fikit_shm_decide(struct fikit_shm_header *hdr, struct fikit_sched *s, uint64_t now,
+                      void (*apply)(void *user, const struct fikit_grant *g, size_t n), void *user,
+                      uint64_t *wake_ns)
+{
+    struct fikit_grant grants[64];
+    bool deciding = s->nreq != 0;
+    if (deciding)
+        s->client_fill_until_ns = fikit_shm_fill_lock(hdr);
+    size_t n;
+    do {
+        n = fikit_sched_decide(s, now, grants, 64, wake_ns);
+        if (deciding && n < 64)
+            fikit_shm_fill_unlock(hdr, fikit_sched_granted_until(s));
+        apply(user, grants, n);
+    } while (n == 64);
+    atomic_store(&hdr->queued, (uint32_t)s->nreq);
+}
+
+int fikit_shm_take_record(const struct fikit_shm_slot *slot, struct fikit_sched *s, uint32_t id,
+                          uint64_t now, uint64_t *seen)
+{
+    struct fikit_shm_launch pub;
+    if (!fikit_shm_read_launch(slot, &pub) || pub.launches == *seen)
+        return 0;
+    struct fikit_launch_record rec = {.launches = pub.launches, .last_launch_ns = pub.last_launch_ns,
+                                      .busy_until_ns = pub.busy_until_ns,
+                                      .idle_after_ns = pub.idle_after_ns, .gap = pub.gap};
+    int rc = fikit_sched_note_record(s, id, now, &rec);
+    if (rc == 0)
+        *seen = pub.launches;
+    return rc;
+}

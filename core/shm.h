@@ -229,6 +229,24 @@ void fikit_shm_waiter_nudge(struct fikit_shm_waiter *w);
  * granted_until_ns set to the end of the work it granted. */
 uint64_t fikit_shm_fill_lock(struct fikit_shm_header *hdr);
 void fikit_shm_fill_unlock(struct fikit_shm_header *hdr, uint64_t granted_until);
+/* fikitd: takes the newest launch record of the task in slot (scheduler
+ * task id) into the scheduler, if it moved since *seen launches; *seen
+ * follows it. 0 (taken or nothing new), -EINVAL (implausible: ignored,
+ * *seen unchanged) or -ENOENT. */
+int fikit_shm_take_record(const struct fikit_shm_slot *slot, struct fikit_sched *s, uint32_t id,
+                          uint64_t now, uint64_t *seen);
+
+/* fikitd's decision at now, around the clients' fills: with launches held,
+ * it takes fill_until_ns (clients then hold instead of filling, and what
+ * they filled counts as taken), decides, and gives the word back with the
+ * end of what it granted; the queue length is published for the clients.
+ * apply gets the grants in batches (mark them, then wake the sleepers).
+ * Returns when the scheduler next wants to decide (*wake_ns as from
+ * fikit_sched_decide). fikitd's arbiter and fikit sim's both call it. */
+void fikit_shm_decide(struct fikit_shm_header *hdr, struct fikit_sched *s, uint64_t now,
+                      void (*apply)(void *user, const struct fikit_grant *g, size_t n), void *user,
+                      uint64_t *wake_ns);
+
 /* A client: puts dur_ns of work into the gap described by rooms, after the
  * fill already there (or now) and the overhead, if it fits and fikitd is
  * not deciding. Returns the room it found (end - start), 0 if it did not

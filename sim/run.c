@@ -333,6 +333,14 @@ static void kernel_done(void *user, uint32_t ctx, uint64_t cookie, uint64_t star
 
 /* --------------------------------------------------------------- fikitd */
 
+/* The held threads see their grants wake_ns later. */
+static void deliver_grants(void *user, const struct fikit_grant *g, size_t n)
+{
+    struct sim *m = user;
+    for (size_t k = 0; k < n; k++)
+        push(m, g[k].at_ns + m->s->wake_ns, EV_GRANT, g[k].task_id, 0);
+}
+
 /* One pass of fikitd's arbiter (tools/fikitd/device.c arbiter_main). */
 static void daemon_pass(struct sim *m, uint64_t now)
 {
@@ -341,14 +349,7 @@ static void daemon_pass(struct sim *m, uint64_t now)
         struct trun *t = &m->t[i];
         if (!t->registered)
             continue;
-        struct fikit_shm_launch pub;
-        if (fikit_shm_read_launch(&m->shm->slots[i], &pub) && pub.launches != t->seen_launches) {
-            struct fikit_launch_record rec = {.launches = pub.launches, .last_launch_ns = pub.last_launch_ns,
-                                              .busy_until_ns = pub.busy_until_ns,
-                                              .idle_after_ns = pub.idle_after_ns, .gap = pub.gap};
-            if (fikit_sched_note_record(&m->sched, (uint32_t)i, now, &rec) != -EINVAL)
-                t->seen_launches = pub.launches;
-        }
+        (void)fikit_shm_take_record(&m->shm->slots[i], &m->sched, (uint32_t)i, now, &t->seen_launches);
         if (t->held && !t->queued) {
             struct fikit_request r = {.task_id = (uint32_t)i, .ticket = (uint32_t)i, .stream = 0,
                                       .key = t->held_key, .dur_ns = t->held_dur,
@@ -357,20 +358,8 @@ static void daemon_pass(struct sim *m, uint64_t now)
                 t->queued = true;
         }
     }
-    bool deciding = m->sched.nreq != 0;
-    if (deciding)
-        m->sched.client_fill_until_ns = fikit_shm_fill_lock(&m->shm->hdr);
-    struct fikit_grant g[64];
     uint64_t wake = UINT64_MAX;
-    size_t n;
-    do {
-        n = fikit_sched_decide(&m->sched, now, g, 64, &wake);
-        if (deciding && n < 64)
-            fikit_shm_fill_unlock(&m->shm->hdr, fikit_sched_granted_until(&m->sched));
-        for (size_t k = 0; k < n; k++)
-            push(m, now + m->s->wake_ns, EV_GRANT, g[k].task_id, 0);
-    } while (n == 64);
-    atomic_store(&m->shm->hdr.queued, (uint32_t)m->sched.nreq);
+    fikit_shm_decide(&m->shm->hdr, &m->sched, now, deliver_grants, m, &wake);
     uint64_t next = UINT64_MAX;
     if (m->sched.nreq) {
         next = wake;

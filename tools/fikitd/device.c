@@ -84,21 +84,12 @@ void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now)
         struct fikitd_slot_info *info = &dev->slots[s];
         if (!info->used)
             continue;
-        struct fikit_shm_slot *slot = &dev->shm->slots[s];
-        struct fikit_shm_launch pub;
-        if (fikit_shm_read_launch(slot, &pub) && pub.launches != info->launches) {
-            struct fikit_launch_record rec = {.launches = pub.launches,
-                                              .last_launch_ns = pub.last_launch_ns,
-                                              .busy_until_ns = pub.busy_until_ns,
-                                              .idle_after_ns = pub.idle_after_ns,
-                                              .gap = pub.gap};
-            if (fikit_sched_note_record(&dev->sched, (uint32_t)s, now, &rec) != -EINVAL) {
-                info->launches = pub.launches;
-            } else if (!info->warned) {
-                info->warned = true;
-                fikit_warn("device %d: task %s (pid %d) published an implausible launch record; "
-                           "ignoring it", dev->index, info->name, (int)info->pid);
-            }
+        if (fikit_shm_take_record(&dev->shm->slots[s], &dev->sched, (uint32_t)s, now, &info->launches) ==
+                -EINVAL &&
+            !info->warned) {
+            info->warned = true;
+            fikit_warn("device %d: task %s (pid %d) published an implausible launch record; "
+                       "ignoring it", dev->index, info->name, (int)info->pid);
         }
     }
 }
@@ -179,8 +170,9 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
     }
 }
 
-static void apply_grants(struct fikitd_device *dev, const struct fikit_grant *g, size_t n)
+static void apply_grants(void *user, const struct fikit_grant *g, size_t n)
 {
+    struct fikitd_device *dev = user;
     for (size_t i = 0; i < n; i++)
         mark_granted(dev, &g[i]);
     for (size_t i = 0; i < n; i++) {
@@ -263,7 +255,6 @@ static void *arbiter_main(void *arg)
     struct fikitd_device *dev = arg;
     /* Timer slack decides how late a timed sleep wakes: keep it tight. */
     prctl(PR_SET_TIMERSLACK, 1000UL);
-    struct fikit_grant grants[64];
     _Atomic uint32_t *bell = &dev->shm->hdr.arbiter_futex;
     for (;;) {
         uint32_t seen = atomic_load(bell);
@@ -279,17 +270,7 @@ static void *arbiter_main(void *arg)
         /* With launches to decide about, the gap is fikitd's: clients that
          * would fill it by themselves hold instead, and what they filled
          * before is taken. What fikitd grants, they see taken after. */
-        bool deciding = dev->sched.nreq != 0;
-        if (deciding)
-            dev->sched.client_fill_until_ns = fikit_shm_fill_lock(&dev->shm->hdr);
-        size_t n;
-        do {
-            n = fikit_sched_decide(&dev->sched, now, grants, 64, &wake);
-            if (deciding && n < 64)
-                fikit_shm_fill_unlock(&dev->shm->hdr, fikit_sched_granted_until(&dev->sched));
-            apply_grants(dev, grants, n);
-        } while (n == 64);
-        atomic_store(&dev->shm->hdr.queued, (uint32_t)dev->sched.nreq);
+        fikit_shm_decide(&dev->shm->hdr, &dev->sched, now, apply_grants, dev, &wake);
         (void)fikit_stat_add(&dev->pass, fikit_now_ns() - now);
         warn_long_holds(dev, now);
         drain_trace_rings(dev);
