@@ -250,7 +250,10 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
                                       .stream = p.stream,
                                       .key = p.key,
                                       .dur_ns = p.dur_ns > FIKIT_NS_PER_S * 3600 ? 0 : p.dur_ns,
-                                      .posted_ns = p.posted_ns > now ? now : p.posted_ns};
+                                      /* Not ahead of now, nor older than a client
+                                       * waits to be taken (so not starving at once). */
+                                      .posted_ns = p.posted_ns > now || now - p.posted_ns > FIKIT_PICKUP_WAIT_NS
+                                                       ? now : p.posted_ns};
             /* Queued first, so a client that takes its launch back at
              * this moment (it waited too long) finds it taken, not lost. */
             if (!fikit_shm_waiter_queue(wt))
