@@ -304,7 +304,8 @@ void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched
 {
     atomic_store(&hdr->policy, p->policy);
     atomic_store(&hdr->idle_after_ns, p->idle_after_ns);
-    atomic_store(&hdr->idle_learned, p->idle_learned ? 1u : 0u);
+    atomic_store(&hdr->idle_learned, (p->idle_learned ? FIKIT_SHM_IDLE_LEARNED : 0u) |
+                                         (p->pauses ? FIKIT_SHM_IDLE_PAUSES : 0u));
     atomic_store(&hdr->spin_ns, spin_ns);
     atomic_store(&hdr->fill_overhead_ns, p->substrate_cost_ns + p->safety_margin_ns);
     atomic_store(&hdr->gap_confidence_ppm, (uint32_t)(p->gap_confidence * 1e6 + 0.5));
@@ -326,7 +327,9 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
         !(v->level_mask & ((1u << level) - 1u)))
         return;
     v->beside = beside;
-    v->idle_learned = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
+    uint32_t idle = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
+    v->idle_learned = idle & FIKIT_SHM_IDLE_LEARNED;
+    v->pauses = idle & FIKIT_SHM_IDLE_PAUSES;
     v->idle_after_ns = atomic_load_explicit(&h->idle_after_ns, memory_order_relaxed);
     v->gap_confidence = atomic_load_explicit(&h->gap_confidence_ppm, memory_order_relaxed) / 1e6;
     v->max_queued_ns = atomic_load_explicit(&h->max_queued_ns, memory_order_relaxed);

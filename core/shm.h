@@ -107,6 +107,9 @@ struct fikit_shm_slot {
     struct fikit_trace_event trace[FIKIT_SHM_TRACE];
 };
 
+#define FIKIT_SHM_IDLE_LEARNED 1u
+#define FIKIT_SHM_IDLE_PAUSES 2u
+
 struct fikit_shm_header {
     uint64_t magic;
     uint32_t version;
@@ -119,7 +122,9 @@ struct fikit_shm_header {
     _Atomic uint64_t slot_mask;   /* bit S: slot S holds a registered task */
     _Atomic uint32_t trace_on;    /* clients write their trace ring while set */
     _Atomic uint32_t policy;      /* enum fikit_policy */
-    _Atomic uint32_t idle_learned; /* idle_after_us = auto (fikit_idle_threshold) */
+    _Atomic uint32_t idle_learned; /* FIKIT_SHM_IDLE_LEARNED: idle_after_us = auto
+                                    * (fikit_idle_threshold); | FIKIT_SHM_IDLE_PAUSES:
+                                    * and pauses = on (fikit_pause_threshold) */
     _Atomic uint64_t idle_after_ns; /* the idle threshold; when learned, its floor */
     _Atomic uint64_t next_decision_ns; /* when fikitd next decides for held launches; 0: none due */
     _Atomic uint64_t pass_begun;  /* the arbiter's passes over the slots: the number of the */

@@ -97,9 +97,37 @@ static uint64_t timer_slack_ns(void)
     return slack;
 }
 
+/* Says once per process, on the program's own stderr, why a launch has
+ * been held for warn_held_after_ms: a kernel longer than every gap of the
+ * levels above waits for them to pause or turn idle, or for max_wait_ms;
+ * fikitd's log and `fikit status` are not where a user looks first. */
+static void say_why_held(const struct fikit_registration *r, const char *name, uint64_t dur,
+                         uint64_t waited)
+{
+    static atomic_bool said;
+    if (atomic_exchange(&said, true))
+        return;
+    const struct fikit_config *cfg = &fikit_client.cfg;
+    char bound[96];
+    if (cfg->max_wait_ns)
+        snprintf(bound, sizeof bound, "it goes at the latest at the first gap after %.0f ms held (max_wait_ms)",
+                 (double)cfg->max_wait_ns / 1e6);
+    else
+        snprintf(bound, sizeof bound, "max_wait_ms = 0: it waits for as long as they stay active");
+    char pred[48];
+    if (dur)
+        snprintf(pred, sizeof pred, "predicted %.3f ms", (double)dur / 1e6);
+    else
+        snprintf(pred, sizeof pred, "never measured");
+    fikit_warn("task %s (priority %d): kernel %s (%s) has waited %.1f s for higher-priority work to "
+               "leave a gap it fits, pause or turn idle; %s (said once; `fikit status` shows each wait)",
+               fikit_client.task, r->level, name ? name : "?", pred, (double)waited / 1e9, bound);
+}
+
 /* Posts the launch into a waiter of our slot and sleeps until fikitd grants
  * it, or until fikitd is gone (the launch then goes unscheduled). */
-static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur, uint64_t now)
+static void hold(struct fikit_registration *r, void *stream, uint64_t key, const char *name, uint64_t dur,
+                 uint64_t now)
 {
     struct fikit_shm_slot *slot = r->slot;
     struct fikit_shm_waiter *w;
@@ -125,6 +153,9 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
         if (st == FIKIT_WAITER_GRANTED)
             break;
         uint64_t t = fikit_now_ns();
+        uint64_t warn = fikit_client.cfg.warn_held_ns;
+        if (warn && t - now >= warn)
+            say_why_held(r, name, dur, t - now);
         /* fikitd was rung and decides about this launch in its next pass,
          * usually within microseconds, often by granting it (the task in
          * front sits in a gap): wait for that decision spinning, since a
@@ -211,8 +242,8 @@ static void sleep_until(uint64_t until)
 /* Asks fikit_admit whether the launch goes now, fills a gap by itself,
  * waits for its queue to drain or to look again, or is held for fikitd,
  * and does what it says: returns when the launch may go. */
-static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur,
-                      bool collective, uint64_t now)
+static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, const char *name,
+                      uint64_t dur, bool collective, uint64_t now)
 {
     if (fikit_admit_nothing_above(atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed),
                                   r->level))
@@ -249,7 +280,7 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
             trace(r, FIKIT_TRACE_PACE, key, 0, fikit_now_ns() - now);
             break;
         case FIKIT_ADMIT_HOLD:
-            hold(r, stream, key, dur, now);
+            hold(r, stream, key, name, dur, now);
             return fikit_now_ns();
         }
         now = fikit_now_ns();
@@ -296,7 +327,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
 
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
     if (r) {
-        uint64_t now = admit(r, l->stream, g->key, dur, collective, fikit_now_ns());
+        uint64_t now = admit(r, l->stream, g->key, g->name, dur, collective, fikit_now_ns());
         struct fikit_gap_pred gap;
         fikit_predict_gap(d->pred, g->prev, g->key, &gap);
         uint64_t busy = fikit_shm_publish_launch(r->slot, now, dur, g->key, &gap,

@@ -52,10 +52,10 @@ with Fikit() as fk:
           f"{m.group(0) if m else open(fk.log).read()[-400:]}")
 
     st = fk.status()
-    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) starved, (\d+) other; "
-                  r"(\d+) held threads woken ahead of a decision", st)
+    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) starved, (\d+) pause, "
+                  r"(\d+) overdue, (\d+) other; (\d+) held threads woken ahead of a decision", st)
     check(m is not None, "fikit status reports grants and nudges")
-    held_now, nudges = int(m.group(1)), int(m.group(6))
+    held_now, nudges = int(m.group(1)), int(m.group(8))
     check(held_now == 0, "nothing is held at the end")
     check(nudges > 0, f"{nudges} sleeping held threads were woken ahead of a sooner decision")
 
@@ -68,7 +68,7 @@ with Fikit() as fk:
 
     # How each grant reached its thread: by the store alone (spinning) or by
     # a futex wake-up; bench/trace_metrics.py splits the grant latency so.
-    check(all(isinstance(g["args"].get("woken"), bool) and g["args"]["reason"] in ("free", "fit", "starved")
+    check(all(isinstance(g["args"].get("woken"), bool) and g["args"]["reason"] in ("free", "fit", "starved", "pause", "overdue")
               for g in grants), "every grant says its reason and whether its thread was asleep")
     sys.path.insert(0, os.path.join(SOURCE, "bench"))
     import trace_metrics
