@@ -1,6 +1,7 @@
 #include "interpose/gate.h"
 
 #include "core/admit.h"
+#include "core/collective.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/sched.h"
@@ -8,7 +9,9 @@
 #include "interpose/learn.h"
 #include "interpose/ptrmap.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -18,9 +21,24 @@
 /* --------------------------------------------------------- kernel names */
 
 struct kernel_name {
-    uint64_t hash; /* fikit_kernel_name_hash(backend, name) */
+    uint64_t hash;   /* fikit_kernel_name_hash(backend, name) */
+    bool collective; /* fikit_collective_kernel, or launched from libnccl */
     char name[];
 };
+
+/* Whether the launch in progress comes from a collective library's code
+ * (fikit_collective_library): asked once per kernel handle. */
+static bool launched_by_collective_library(void)
+{
+    void *frames[32];
+    int n = backtrace(frames, 32);
+    for (int i = 1; i < n; i++) {
+        Dl_info info;
+        if (dladdr(frames[i], &info) && fikit_collective_library(info.dli_fname))
+            return true;
+    }
+    return false;
+}
 
 static struct fikit_ptrmap names = FIKIT_PTRMAP_INIT;
 
@@ -39,6 +57,7 @@ static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
         return NULL;
     memcpy(n->name, buf, len + 1);
     n->hash = fikit_kernel_name_hash(ops->kind, n->name);
+    n->collective = fikit_collective_kernel(n->name) || launched_by_collective_library();
     if (fikit_ptrmap_put(&names, l->kernel, n) != 0) {
         static atomic_bool warned; /* launch threads get here at once */
         if (!atomic_exchange(&warned, true)) {
@@ -193,7 +212,7 @@ static void sleep_until(uint64_t until)
  * waits for its queue to drain or to look again, or is held for fikitd,
  * and does what it says: returns when the launch may go. */
 static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur,
-                      uint64_t now)
+                      bool collective, uint64_t now)
 {
     if (fikit_admit_nothing_above(atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed),
                                   r->level))
@@ -203,7 +222,7 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
         struct fikit_view v;
         struct fikit_admit a;
         fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks);
-        fikit_admit(&v, now, dur, &a);
+        fikit_collective_admit(&v, now, dur, collective, &a);
         switch (a.kind) {
         case FIKIT_ADMIT_GO:
             return now;
@@ -256,6 +275,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
         return;
     struct fikit_client *c = &fikit_client;
     uint64_t name_hash;
+    bool collective = false; /* hook-named launches: graphs, OpenCL native kernels */
     if (l->name) {
         g->name = l->name;
         name_hash = fikit_kernel_name_hash(ops->kind, l->name);
@@ -265,6 +285,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
             return;
         g->name = kn->name;
         name_hash = kn->hash;
+        collective = kn->collective;
     }
     g->dev = d;
     g->ops = ops;
@@ -275,7 +296,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
 
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
     if (r) {
-        uint64_t now = admit(r, l->stream, g->key, dur, fikit_now_ns());
+        uint64_t now = admit(r, l->stream, g->key, dur, collective, fikit_now_ns());
         struct fikit_gap_pred gap;
         fikit_predict_gap(d->pred, g->prev, g->key, &gap);
         uint64_t busy = fikit_shm_publish_launch(r->slot, now, dur, g->key, &gap,
