@@ -28,15 +28,17 @@ const char *fikit_backend_choice_name(enum fikit_backend_choice b)
     return (unsigned)b < 4 ? backend_choice_names[b] : "?";
 }
 
+static const struct fikit_conf_key *key_of(const char *section, const char *key);
+static int enum_index(const struct fikit_conf_key *k, const char *name);
+
+/* FIKIT_BACKEND and fikit-launch --backend: what [fikit] backend accepts. */
 int fikit_backend_choice_parse(const char *s, enum fikit_backend_choice *out)
 {
-    for (int i = 0; i < 4; i++) {
-        if (strcmp(s, backend_choice_names[i]) == 0) {
-            *out = (enum fikit_backend_choice)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
+    int i = enum_index(key_of("fikit", "backend"), s);
+    if (i < 0)
+        return -EINVAL;
+    *out = (enum fikit_backend_choice)i;
+    return 0;
 }
 
 const char *fikit_substrate_name(enum fikit_substrate s)
@@ -167,6 +169,15 @@ static const struct fikit_conf_key *key_of(const char *section, const char *key)
             fikit_conf_name_matches(fikit_conf_keys[i].key, key))
             return &fikit_conf_keys[i];
     return NULL;
+}
+
+/* The value an enum row names name, or -1. */
+static int enum_index(const struct fikit_conf_key *k, const char *name)
+{
+    for (int i = 0; i < k->nnames; i++)
+        if (strcmp(name, k->name(i)) == 0)
+            return i;
+    return -1;
 }
 
 /* "a, b, c" of a section's keys, or (section NULL) "[a], [b]" of the sections. */
@@ -314,15 +325,15 @@ static bool set_key(struct parse_ctx *x, const char *sec, const char *key, const
         }
     }
     switch (k->type) {
-    case FIKIT_CONF_ENUM:
-        for (int i = 0; i < k->nnames; i++) {
-            if (strcmp(val, k->name(i)) == 0) {
-                store(base, k, (uint64_t)i);
-                goto set;
-            }
+    case FIKIT_CONF_ENUM: {
+        int i = enum_index(k, val);
+        if (i >= 0) {
+            store(base, k, (uint64_t)i);
+            goto set;
         }
         why = "unknown value";
         break;
+    }
     case FIKIT_CONF_UINT: {
         uint64_t v;
         bool number = to_u64(val, &v) == 0;

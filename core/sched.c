@@ -245,6 +245,36 @@ bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_tas
                                            idle_threshold(s, t), now);
 }
 
+void fikit_sched_status(const struct fikit_sched *s, uint64_t now, struct fikit_sched_status *out)
+{
+    *out = (struct fikit_sched_status){
+        .top_level = fikit_sched_top_level(s, now),
+        .policy = s->p.policy,
+        .substrate_cost_ns = s->p.substrate_cost_ns,
+        .safety_margin_ns = s->p.safety_margin_ns,
+        .held_now = (uint32_t)s->nreq,
+    };
+}
+
+void fikit_sched_task_status(const struct fikit_sched *s, uint32_t id, uint64_t now,
+                             struct fikit_sched_task_status *out)
+{
+    struct fikit_task_state *t = fikit_sched_task((struct fikit_sched *)s, id);
+    memset(out, 0, sizeof *out);
+    out->active = t && fikit_sched_task_active(s, t, now);
+    out->launches = t ? t->launches : 0;
+    for (size_t r = 0; r < s->nreq; r++) {
+        const struct fikit_request *q = &s->req[r];
+        if (q->task_id != id)
+            continue;
+        if (out->held_now++ == 0) { /* req[] is in posting order: the first waited longest */
+            out->held_longest_ns = now > q->posted_ns ? now - q->posted_ns : 1;
+            out->held_longest_dur_ns = q->dur_ns;
+        }
+    }
+    out->idle_after_ns = fikit_idle_threshold(s->p.idle_learned, s->p.idle_after_ns, t ? t->idle_after_ns : 0);
+}
+
 static uint64_t work_end(const struct fikit_task_state *t)
 {
     return t->busy_until_ns > t->last_launch_ns ? t->busy_until_ns : t->last_launch_ns;

@@ -262,6 +262,30 @@ bool fikit_sched_task_paused(const struct fikit_sched *s, const struct fikit_tas
 /* The highest-priority active level, or FIKIT_LEVELS when none is active. */
 int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now);
 
+/* What `fikit status` shows of the scheduler, read through these rather
+ * than its fields. */
+struct fikit_sched_status {
+    int top_level;                /* fikit_sched_top_level */
+    enum fikit_policy policy;
+    uint64_t substrate_cost_ns;
+    uint64_t safety_margin_ns;
+    uint32_t held_now;            /* requests waiting */
+};
+void fikit_sched_status(const struct fikit_sched *s, uint64_t now, struct fikit_sched_status *out);
+
+struct fikit_sched_task_status {
+    bool active;
+    uint64_t launches;
+    uint32_t held_now;            /* its requests waiting */
+    uint64_t held_longest_ns;     /* how long the first of them has waited (>= 1) */
+    uint64_t held_longest_dur_ns; /* and its predicted duration */
+    uint64_t idle_after_ns;       /* its idle threshold in force */
+};
+/* Task id's status at now; all zero (but its idle threshold) if the
+ * scheduler does not know it. */
+void fikit_sched_task_status(const struct fikit_sched *s, uint32_t id, uint64_t now,
+                             struct fikit_sched_task_status *out);
+
 /* The predicted room left at now in the gap of one task of the top level
  * whose work is predicted to end at busy_until_ns and whose next gap is
  * gap, at the given confidence: 0 while it is busy or its gap is unknown. */

@@ -102,13 +102,6 @@ static void pub_write(struct fikit_shm_slot *slot, const struct fikit_shm_launch
     atomic_store_explicit(&slot->pub_seq, seq + 2, memory_order_release);
 }
 
-void fikit_shm_publish(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub)
-{
-    pub_lock(slot);
-    pub_write(slot, pub);
-    atomic_store_explicit(&slot->pub_lock, 0, memory_order_release);
-}
-
 uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uint64_t dur_ns,
                                   uint64_t key, const struct fikit_gap_pred *gap,
                                   uint64_t idle_after_ns)

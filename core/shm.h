@@ -163,10 +163,8 @@ int fikit_shm_create(const char *device_key, const char *device_model, uint64_t 
 int fikit_shm_map(int fd, struct fikit_shm **out);
 void fikit_shm_unmap(struct fikit_shm *shm);
 
-/* The client's publication of one launch (its threads serialise on
- * pub_lock; no system call). */
-void fikit_shm_publish(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub);
-/* The launch path's publication: under the slot's lock, counts the launch,
+/* The launch path's publication (the client's threads serialise on the
+ * slot's pub_lock; no system call): counts the launch,
  * extends the predicted busy time by dur_ns from now, and records what gap
  * is expected after it. Returns the new predicted end of the task's work. */
 uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uint64_t dur_ns,

@@ -348,7 +348,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
             g->sample = true;
             if (left <= 1)
                 atomic_store_explicit(&c->sample_countdown, c->sample_period, memory_order_relaxed);
-        } else if (dur == 0 && fikit_learn_room() > 64) {
+        } else if (dur == 0 && fikit_learn_room(&c->learner) > 64) {
             g->sample = true;
         }
     }
@@ -368,6 +368,6 @@ void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool lau
                              .name = g->name, .shmem = l->shmem, .marker = g->marker};
     memcpy(s.grid, l->grid, sizeof s.grid);
     memcpy(s.block, l->block, sizeof s.block);
-    if (!fikit_learn_submit(&s))
+    if (!fikit_learn_submit(&fikit_client.learner, &s))
         g->ops->marker_release(&g->marker);
 }

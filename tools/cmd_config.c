@@ -34,14 +34,10 @@ int fikit_cmd_config(int argc, char **argv)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-        if (c == 'c')
-            path = optarg;
-        else if (c == 'h') {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            return 2;
+        switch (c) {
+        case 'c': path = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
         }
     }
     if (optind != argc) {
@@ -49,11 +45,8 @@ int fikit_cmd_config(int argc, char **argv)
         return 2;
     }
     struct fikit_config cfg;
-    struct fikit_err err;
-    if (fikit_config_load(path, &cfg, &err)) {
-        fprintf(stderr, "fikit config: %s\n", err.msg);
+    if (fikit_tool_config("config", path, &cfg))
         return 1;
-    }
     char sock[4096], state[4096], prof[4096];
     fikit_config_socket_path(&cfg, sock, sizeof sock);
     fikit_config_state_dir(&cfg, state, sizeof state);

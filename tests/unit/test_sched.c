@@ -726,3 +726,38 @@ Test(sched, pauses_off_waits_for_idleness)
     cr_assert_eq(decide(100 * US + 10 * MS), 1);
     cr_assert_eq(G[0].reason, FIKIT_GRANT_FREE);
 }
+
+/* What fikit status reads of the scheduler: through fikit_sched_status and
+ * fikit_sched_task_status, not its fields. */
+Test(sched, status_reports_top_level_holds_and_activity)
+{
+    setup_with(FIKIT_POLICY_FILL, 30 * US, 5 * US);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 50 * US, 300 * US);
+    hold(2, 1, 1, 400 * US, 10 * US);
+    hold(2, 2, 2, 100 * US, 20 * US);
+    struct fikit_sched_status st;
+    fikit_sched_status(&S, 40 * US, &st);
+    cr_assert_eq(st.top_level, 0);
+    cr_assert_eq(st.policy, FIKIT_POLICY_FILL);
+    cr_assert_eq(st.substrate_cost_ns, 30 * US);
+    cr_assert_eq(st.safety_margin_ns, 5 * US);
+    cr_assert_eq(st.held_now, 2);
+    struct fikit_sched_task_status ts;
+    fikit_sched_task_status(&S, 2, 40 * US, &ts);
+    cr_assert_not(ts.active, "batch has launched nothing");
+    cr_assert_eq(ts.held_now, 2);
+    cr_assert_eq(ts.held_longest_ns, 30 * US, "the first posted waited longest: since 10 us");
+    cr_assert_eq(ts.held_longest_dur_ns, 400 * US);
+    fikit_sched_task_status(&S, 1, 40 * US, &ts);
+    cr_assert(ts.active);
+    cr_assert_eq(ts.launches, 1);
+    cr_assert_eq(ts.held_now, 0);
+    cr_assert_eq(ts.idle_after_ns, 10 * MS, "idle_after_ns as set, nothing learned");
+    fikit_sched_task_status(&S, 7, 40 * US, &ts);
+    cr_assert_not(ts.active, "an unknown task");
+    cr_assert_eq(ts.launches, 0);
+    fikit_sched_status(&S, 100 * MS, &st);
+    cr_assert_eq(st.top_level, FIKIT_LEVELS, "serve idle long after its last launch");
+}
