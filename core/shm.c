@@ -122,6 +122,32 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
     return p.busy_until_ns;
 }
 
+uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
+                               uint64_t dur_ns, uint64_t key, const struct fikit_gap_pred *gap,
+                               uint64_t idle_after_ns)
+{
+    while (atomic_exchange_explicit(&own->lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&own->lock, memory_order_relaxed))
+            fikit_cpu_relax();
+    struct fikit_shm_launch p = {
+        .launches = ++own->launches,
+        .last_launch_ns = now,
+        .busy_until_ns = fikit_busy_until(own->busy_until_ns, now, dur_ns),
+        .last_key = key,
+        .idle_after_ns = idle_after_ns,
+        .gap = *gap,
+    };
+    __atomic_store_n(&own->busy_until_ns, p.busy_until_ns, __ATOMIC_RELAXED);
+    /* The seqlock's number from here too: one left odd in the slot by
+     * another program is written over, not followed. */
+    atomic_store_explicit(&slot->pub_seq, own->seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    copy_launch(&slot->pub, &p);
+    own->seq += 2;
+    atomic_store_explicit(&slot->pub_seq, own->seq, memory_order_release);
+    atomic_store_explicit(&own->lock, 0, memory_order_release);
+    return p.busy_until_ns;
+}
 
 uint64_t fikit_shm_fill_lock(struct fikit_shm_header *hdr)
 {
@@ -392,9 +418,11 @@ bool fikit_shm_waiter_posted(const struct fikit_shm_waiter *w, struct fikit_shm_
     return true;
 }
 
-void fikit_shm_waiter_queue(struct fikit_shm_waiter *w)
+bool fikit_shm_waiter_queue(struct fikit_shm_waiter *w)
 {
-    atomic_store_explicit(&w->state, FIKIT_WAITER_QUEUED, memory_order_release);
+    uint32_t posted = FIKIT_WAITER_POSTED;
+    return atomic_compare_exchange_strong_explicit(&w->state, &posted, FIKIT_WAITER_QUEUED,
+                                                   memory_order_acq_rel, memory_order_relaxed);
 }
 
 bool fikit_shm_waiter_grant(struct fikit_shm_waiter *w, uint32_t reason, uint64_t at_ns)

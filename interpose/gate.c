@@ -124,18 +124,42 @@ static void say_why_held(const struct fikit_registration *r, const char *name, u
                fikit_client.task, r->level, name ? name : "?", pred, (double)waited / 1e9, bound);
 }
 
+/* A wait that what another program wrote into the segment would make
+ * endless ends, and the launch goes unscheduled: said once per process. */
+static void unscheduled_because(const struct fikit_registration *r, const char *why)
+{
+    static atomic_bool said;
+    if (!atomic_exchange(&said, true))
+        fikit_warn("task %s, slot %d: %s; such a launch goes unscheduled rather than wait (said once)",
+                   fikit_client.task, r->slot_index, why);
+}
+
 /* Posts the launch into a waiter of our slot and sleeps until fikitd grants
- * it, or until fikitd is gone (the launch then goes unscheduled). */
+ * it, or until fikitd is gone (the launch then goes unscheduled). Every
+ * wait is bounded against what another program may write into the slot:
+ * waiters taken by none of the task's threads, a held launch's state
+ * changed to one neither side gives it, or a launch fikitd does not take
+ * within FIKIT_PICKUP_WAIT_NS. */
 static void hold(struct fikit_registration *r, void *stream, uint64_t key, const char *name, uint64_t dur,
                  uint64_t now)
 {
     struct fikit_shm_slot *slot = r->slot;
     struct fikit_shm_waiter *w;
-    while (!(w = fikit_shm_waiter_post(slot, (uint64_t)(uintptr_t)stream, key, dur, now))) {
-        /* Every waiter is taken by other threads of this task. */
+    for (int tries = 0;; tries++) {
+        uint32_t mine = atomic_fetch_add(&r->holding, 1);
+        if ((w = fikit_shm_waiter_post(slot, (uint64_t)(uintptr_t)stream, key, dur, now)))
+            break;
+        atomic_fetch_sub(&r->holding, 1);
         if (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
             atomic_load(&fikit_client.daemon_lost))
             return;
+        /* Every waiter is taken: by other threads of this task, which
+         * free theirs, unless fewer of them hold one than there are. */
+        if (mine < FIKIT_SHM_WAITERS && tries >= 20) {
+            unscheduled_because(r, "its waiters in fikit's shared segment are taken, not by its own "
+                                   "threads (another program wrote the segment)");
+            return;
+        }
         usleep(100);
     }
     atomic_fetch_add(&slot->holds, 1);
@@ -153,6 +177,21 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
         if (st == FIKIT_WAITER_GRANTED)
             break;
         uint64_t t = fikit_now_ns();
+        if (st != FIKIT_WAITER_POSTED && st != FIKIT_WAITER_QUEUED) {
+            unscheduled_because(r, "its held launch's state in fikit's shared segment was changed "
+                                   "(another program wrote the segment)");
+            break;
+        }
+        if (st == FIKIT_WAITER_POSTED && t - now > FIKIT_PICKUP_WAIT_NS) {
+            /* Taken back, unless fikitd takes it at this moment. */
+            uint32_t posted = FIKIT_WAITER_POSTED;
+            if (atomic_compare_exchange_strong(&w->state, &posted, FIKIT_WAITER_CLAIMED)) {
+                unscheduled_because(r, "fikitd did not take a held launch within 2 s (its queue full, "
+                                       "stopped, or the segment written by another program)");
+                break;
+            }
+            continue;
+        }
         uint64_t warn = fikit_client.cfg.warn_held_ns;
         if (warn && t - now >= warn)
             say_why_held(r, name, dur, t - now);
@@ -230,6 +269,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
     fikit_fault_point(FIKIT_FAULT_GRANTED);
     atomic_fetch_add(&slot->grants, 1);
     fikit_shm_waiter_free(w);
+    atomic_fetch_sub(&r->holding, 1);
 }
 
 /* Sleeps until an absolute instant (EINTR: looked at again sooner). */
@@ -253,6 +293,9 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
         struct fikit_view v;
         struct fikit_admit a;
         fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks);
+        /* Its own queue as it knows it, not as the slot shows it: a pace
+         * lasts at most what the task itself launched. */
+        v.own_busy_until_ns = fikit_shm_own_busy_until(&r->own);
         fikit_collective_admit(&v, now, dur, collective, &a);
         switch (a.kind) {
         case FIKIT_ADMIT_GO:
@@ -330,9 +373,9 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
         uint64_t now = admit(r, l->stream, g->key, g->name, dur, collective, fikit_now_ns());
         struct fikit_gap_pred gap;
         fikit_predict_gap(d->pred, g->prev, g->key, &gap);
-        uint64_t busy = fikit_shm_publish_launch(r->slot, now, dur, g->key, &gap,
-                                                 atomic_load_explicit(&d->idle_after_ns,
-                                                                      memory_order_relaxed));
+        uint64_t busy = fikit_shm_publish_own(r->slot, &r->own, now, dur, g->key, &gap,
+                                              atomic_load_explicit(&d->idle_after_ns,
+                                                                   memory_order_relaxed));
         trace(r, FIKIT_TRACE_LAUNCH, g->key, busy, gap.q_ns[2]);
         fikit_fault_point(FIKIT_FAULT_LAUNCH);
     }
