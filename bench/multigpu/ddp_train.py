@@ -1,10 +1,9 @@
 """One rank of a PyTorch DDP training job (resnet50, random data, NCCL
 all-reduce of the gradients), for bench/multigpu/multigpu.py. Started once per
 rank with RANK, WORLD_SIZE and MASTER_PORT in the environment; rank r trains on
-GPU r (torch.cuda.set_device), or on GPU 0 of what CUDA_VISIBLE_DEVICES shows
-it when --visible-one is given.
+GPU r (torch.cuda.set_device), or on the GPU --device names.
 
-  ddp_train.py --seconds S [--batch 64] [--wait-go]
+  ddp_train.py --seconds S [--batch 64] [--device D] [--wait-go]
 
 Builds the model, warms up 3 steps, prints "ready" and (with --wait-go) waits
 for a line on stdin; then steps until S seconds have passed on rank 0 or it got
@@ -35,11 +34,11 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--wait-go", action="store_true")
-    ap.add_argument("--visible-one", action="store_true")
+    ap.add_argument("--device", type=int, default=None)
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: globals().__setitem__("stop", True))
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    dev = 0 if a.visible_one else rank
+    dev = rank if a.device is None else a.device
     torch.cuda.set_device(dev)
     init = dict(backend="nccl", init_method=f"tcp://127.0.0.1:{os.environ['MASTER_PORT']}", rank=rank,
                 world_size=world)

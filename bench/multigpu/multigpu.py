@@ -215,10 +215,10 @@ def run_pair(svc, job):
 
 def part_cross(a, node, res):
     log("cross: the service's capacity on GPU 0 (back to back, then Poisson at 0.5 of it)")
-    p = node.popen(TORCH + ["serve", "--model", "resnet50", "--rate", "0", "--probe-load", "0.5", "--seconds", "6"], cvd="0")
+    p = node.popen(TORCH + ["serve", "--model", "resnet50", "--rate", "0", "--probe-load", "0.5", "--seconds", "6"], cvd=a.g0)
     rate = last_json(p)["probe_rate"]
     res["service_rate"] = rate
-    job = lambda task=None: node.popen(TORCH + ["train", "--seconds", str(a.seconds), "--wait-go"], task=task, cvd="1")
+    job = lambda task=None: node.popen(TORCH + ["train", "--seconds", str(a.seconds), "--wait-go"], task=task, cvd=a.g1)
     rows = {}
     for mode, fikit in (("job alone, GPU 1", False), ("job alone under fikit, GPU 1", True)):
         log(f"cross: {mode}")
@@ -231,7 +231,7 @@ def part_cross(a, node, res):
         node.stop()
     log("cross: service on GPU 0 (priority 0) + job on GPU 1 (priority 9), fikit")
     node.start()
-    s, j = node.popen(svc_cmd(a, rate), task="svc", cvd="0"), job("job")
+    s, j = node.popen(svc_cmd(a, rate), task="svc", cvd=a.g0), job("job")
     run_pair(s, j)
     time.sleep(a.seconds * 0.7)
     st = node.status()
@@ -250,8 +250,8 @@ def part_cross(a, node, res):
 
 def ddp_ranks(node, a, fikit, seconds):
     port = str(29500 + int(time.time()) % 1000)
-    return [node.popen(DDP + ["--seconds", str(seconds), "--wait-go"], task="ddp" if fikit else None,
-                       extra={"RANK": str(r), "WORLD_SIZE": "2", "MASTER_PORT": port}) for r in range(2)]
+    return [node.popen(DDP + ["--seconds", str(seconds), "--device", g, "--wait-go"], task="ddp" if fikit else None,
+                       extra={"RANK": str(r), "WORLD_SIZE": "2", "MASTER_PORT": port}) for r, g in enumerate((a.g0, a.g1))]
 
 
 def step_times(r):
@@ -279,11 +279,11 @@ def part_ddp(a, node, res):
     rate = res.get("service_rate")
     if not rate:
         log("ddp: the service's capacity on GPU 0")
-        p = node.popen(TORCH + ["serve", "--model", "resnet50", "--rate", "0", "--probe-load", "0.5", "--seconds", "6"], cvd="0")
+        p = node.popen(TORCH + ["serve", "--model", "resnet50", "--rate", "0", "--probe-load", "0.5", "--seconds", "6"], cvd=a.g0)
         rate = res["service_rate"] = last_json(p)["probe_rate"]
     rows = {}
     log("ddp: service alone on GPU 0")
-    s = node.popen(svc_cmd(a, rate), cvd="0")
+    s = node.popen(svc_cmd(a, rate), cvd=a.g0)
     run_pair(s, None)
     alone = last_json(s)
     rows["service alone"] = {"svc_p50_ms": alone["p50_ms"], "svc_p99_ms": alone["p99_ms"]}
@@ -299,7 +299,7 @@ def part_ddp(a, node, res):
         if fikit:
             node.start(trace=True)
         ranks = ddp_ranks(node, a, fikit, a.seconds + 3)
-        s = node.popen(svc_cmd(a, rate), task="svc" if fikit else None, cvd="0")
+        s = node.popen(svc_cmd(a, rate), task="svc" if fikit else None, cvd=a.g0)
         wait_line([s], "loaded")
         go([s])
         wait_line(ranks + [s], "ready")
@@ -347,9 +347,9 @@ def part_ddp(a, node, res):
 
 
 def part_conformance(a, node, res):
-    log("conformance: the CUDA suite with CUDA_VISIBLE_DEVICES=1")
+    log(f"conformance: the CUDA suite with CUDA_VISIBLE_DEVICES={a.g1}")
     md = os.path.join(a.out, "conformance-cvd1.md")
-    env = dict(node.env, CUDA_VISIBLE_DEVICES="1")
+    env = dict(node.env, CUDA_VISIBLE_DEVICES=a.g1)
     p = subprocess.run([sys.executable, os.path.join(SOURCE, "tests", "conformance", "cuda", "run-suite"),
                         "--build", node.build, "--markdown", md], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, env=env, timeout=max(60, a.deadline - time.time() - 10))
@@ -369,7 +369,7 @@ def dry_cross(a, node, res):
 
     def job(task=None):
         t = time.monotonic()
-        p = node.popen([prog, f"0:{n}"], task=task, cvd="1")
+        p = node.popen([prog, f"0:{n}"], task=task, cvd=a.g1)
         out, err = p.communicate(timeout=120)
         if p.returncode:
             raise RuntimeError(err)
@@ -380,13 +380,13 @@ def dry_cross(a, node, res):
     log("cross (double): job alone under fikit, device 1")
     rows["job alone under fikit, GPU 1"] = {"job_per_s": job("job")}
     log("cross (double): service on device 0 + job on device 1, fikit")
-    s = node.popen([prog, "-d", "0", "--spin", "600"], task="svc", cvd="0")
+    s = node.popen([prog, "-d", "0", "--spin", "600"], task="svc", cvd=a.g0)
     while "svc" not in node.status():
         time.sleep(0.05)
     # Its launches, timed to its last one (the line it prints), and fikit
     # status while it is still registered (it waits for a line to end).
     t = time.monotonic()
-    p = node.popen([prog, "--after-line", f"0:{n}", "0:1"], task="job", cvd="1")
+    p = node.popen([prog, "--after-line", f"0:{n}", "0:1"], task="job", cvd=a.g1)
     p.stdout.readline()
     per_s = n / (time.monotonic() - t)
     st = node.status()
@@ -409,10 +409,10 @@ def dry_ddp(a, node, res):
     prog = os.path.join(node.build, "tests", "fakecuda", "multi_dev")
     log("ddp (double): service on device 0; ranks on devices 0 and 1 (200 collective and 20 plain launches each)")
     node.start(trace=True)
-    s = node.popen([prog, "-d", "0", "--spin", "600"], task="svc", cvd="0")
+    s = node.popen([prog, "-d", "0", "--spin", "600"], task="svc", cvd=a.g0)
     while "svc" not in node.status():
         time.sleep(0.05)
-    ranks = [node.popen([prog, "0:200:nccl", "0:20"], task="ddp", cvd=str(r)) for r in range(2)]
+    ranks = [node.popen([prog, "0:200:nccl", "0:20"], task="ddp", cvd=g) for g in (a.g0, a.g1)]
     deadline = time.time() + 20
     while time.time() < deadline and any(p.poll() is None for p in ranks):
         time.sleep(0.1)
@@ -483,7 +483,7 @@ def table(res):
                            + (f"; trace events lost: {r['trace_lost']}" if r.get("trace_lost") else ""))
     k = res.get("conformance")
     if k:
-        out.append(f"conformance, CUDA_VISIBLE_DEVICES=1: exit {k['exit']}; {k['summary']}")
+        out.append(f"conformance, CUDA_VISIBLE_DEVICES={res['gpus'][1]}: exit {k['exit']}; {k['summary']}")
     return "\n".join(out)
 
 
@@ -494,11 +494,14 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--parts", default="cross,ddp,conformance")
     ap.add_argument("--double", action="store_true")
+    ap.add_argument("--gpus", default="0,1", help="the service's GPU and the job's (CUDA indices); the DDP "
+                    "ranks run on both, the conformance suite on the second")
     ap.add_argument("--budget", type=float, default=540, help="seconds for everything (the conformance suite gets what is left)")
     a = ap.parse_args()
     a.deadline = time.time() + a.budget
+    a.g0, a.g1 = a.gpus.split(",")
     os.makedirs(a.out, exist_ok=True)
-    res = {"double": a.double, "seconds": a.seconds, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+    res = {"double": a.double, "seconds": a.seconds, "gpus": [a.g0, a.g1], "started": time.strftime("%Y-%m-%d %H:%M:%S")}
     smi = subprocess.run(["nvidia-smi", "--query-gpu=index,name,uuid,driver_version", "--format=csv,noheader"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) if shutil.which("nvidia-smi") else None
     res["machine"] = smi.stdout.strip() if smi and smi.returncode == 0 else "no nvidia-smi"
