@@ -114,6 +114,53 @@ struct fikit_config {
     int nlimits;
 };
 
+/* ------------------------------------------------------------ the keys
+ * Every key of fikit.ini is one row of a table (conf/config.c, Redis-style):
+ * its section, type, bounds, default, enum names and where it is stored. The
+ * parser, the defaults, the "accepted:" of every error and the "Accepted:"
+ * and "Default:" lines of conf/fikit.ini's comments (checked by
+ * unit.config) all come from that row: adding a key is adding a row. */
+
+enum fikit_conf_type {
+    FIKIT_CONF_ENUM,   /* one of names */
+    FIKIT_CONF_UINT,   /* a whole number from min to max, times scale, or one of words */
+    FIKIT_CONF_DOUBLE, /* a number from dmin to dmax; with zero_off, 0 too (off) */
+    FIKIT_CONF_PATH,   /* an absolute path, or words[0] for "" */
+    FIKIT_CONF_GROUP,  /* a group name, or words[0] for "" */
+};
+
+struct fikit_conf_word {
+    const char *word;
+    uint64_t value; /* stored as is (not scaled) */
+};
+
+struct fikit_conf_key {
+    const char *section; /* "scheduler"; "task.NAME": any [task.*] */
+    const char *key;     /* "user.NAME": any key that starts with "user." */
+    enum fikit_conf_type type;
+    const char *def;     /* the default as fikit.ini writes it; NULL: the section decides */
+    uint64_t min, max, scale;
+    double dmin, dmax;
+    bool zero_off;
+    struct fikit_conf_word words[2]; /* ENUM: other spellings, not listed */
+    const char *(*name)(int i); /* FIKIT_CONF_ENUM: the names, 0..nnames-1 */
+    int nnames;
+    size_t off, size;   /* the field in struct fikit_config (fikit_task_conf, fikit_limit) */
+    size_t line_off;    /* nonzero: offset + 1 of an int that gets the line it was set on */
+};
+
+extern const struct fikit_conf_key fikit_conf_keys[];
+extern const size_t fikit_conf_nkeys;
+/* The sections in order, "task.NAME" for [task.*]. */
+extern const char *const fikit_conf_sections[];
+extern const size_t fikit_conf_nsections;
+
+/* What a key accepts: as an error message says it (ini = false: "an integer
+ * from 0 to 9") or as conf/fikit.ini's comments do (ini = true: "0..9"). */
+void fikit_conf_accepted(const struct fikit_conf_key *k, bool ini, char *buf, size_t len);
+/* Whether name is what pattern names: itself, or for "X.NAME", any "X.". */
+bool fikit_conf_name_matches(const char *pattern, const char *name);
+
 void fikit_config_defaults(struct fikit_config *c);
 
 /* Parses and validates one file over the defaults. */

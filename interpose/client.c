@@ -233,6 +233,18 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
     r->slot_index = (int)ok->slot;
     r->level = ok->level;
     r->generation = ok->generation;
+    /* Another program of this task name on the device learns into the same
+     * profile: say so, once per device (fikitd's log names both pids). */
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        const struct fikit_shm_slot *o = &shm->slots[s];
+        if (s != r->slot_index && atomic_load(&o->state) == FIKIT_SLOT_ACTIVE && o->pid != getpid() &&
+            strncmp(o->name, c->task, sizeof o->name) == 0) {
+            fikit_warn("task %s also runs in pid %d on %s: both learn into one profile, each saving "
+                       "over the other's records; give one another name (fikit-launch --task NAME)",
+                       c->task, (int)o->pid, d->key);
+            break;
+        }
+    }
     if (ok->level != ok->requested_level)
         fikit_warn("task %s asked for priority %d; fikitd allows it %d at most (fikit.ini [limits], "
                    "or a cluster partition's ceiling): running at %d", c->task, ok->requested_level,

@@ -49,7 +49,7 @@ static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
     if (kn)
         return kn;
     char buf[1024];
-    if (!l->kernel || ops->kernel_name(l->kernel, buf, sizeof buf) != 0)
+    if (!l->kernel || ops->kernel_name(l, buf, sizeof buf) != 0)
         snprintf(buf, sizeof buf, "unnamed");
     size_t len = strlen(buf);
     struct kernel_name *n = malloc(sizeof *n + len + 1);

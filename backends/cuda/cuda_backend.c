@@ -104,6 +104,7 @@ bool fikit_cuda_describe(struct fikit_launch_desc *l, void *f, CUstream s, bool 
         l->block[i] = block ? block[i] : 0;
     }
     l->shmem = shmem;
+    l->kernel_kind = 0;
     l->name = name;
     l->launch_event = NULL;
     return true;
@@ -111,8 +112,9 @@ bool fikit_cuda_describe(struct fikit_launch_desc *l, void *f, CUstream s, bool 
 
 /* ------------------------------------------------------------------ ops */
 
-static int kernel_name(void *kernel, char *buf, size_t len)
+static int kernel_name(const struct fikit_launch_desc *l, char *buf, size_t len)
 {
+    void *kernel = l->kernel;
     const char *n = NULL;
     /* cudart passes CUkernel handles where a CUfunction is expected: try both. */
     if (drv.FuncGetName && drv.FuncGetName(&n, (CUfunction)kernel) == CUDA_SUCCESS && n) {

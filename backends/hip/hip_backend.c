@@ -132,13 +132,6 @@ void *fikit_hip_runtime_handle(const char **path)
  * NULL stream while there is no device: ROCm 5.2 crashes then. */
 static _Thread_local bool thread_ready;
 
-/* How to name the kernel of this thread's launch being described. */
-static _Thread_local struct {
-    const void *kernel;
-    enum fikit_hip_kernel_kind kind;
-    hipStream_t stream;
-} naming;
-
 bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind kind,
                         const void *k, hipStream_t s, bool spt, const unsigned grid[3],
                         const unsigned block[3], size_t shmem, const char *name)
@@ -173,6 +166,7 @@ bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind 
     l->backend = FIKIT_BACKEND_HIP;
     l->device = DEV_HANDLE(dev);
     l->kernel = (void *)k;
+    l->kernel_kind = (int)kind;
     l->stream = st;
     for (int i = 0; i < 3; i++) {
         l->grid[i] = grid ? grid[i] : 0;
@@ -181,25 +175,23 @@ bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind 
     l->shmem = shmem > UINT32_MAX ? UINT32_MAX : (uint32_t)shmem;
     l->name = kind == FIKIT_HIP_NAMED ? name : NULL;
     l->launch_event = NULL;
-    naming.kernel = k;
-    naming.kind = kind;
-    /* Those special streams are on the current device, as is the null one:
-     * naming through NULL does not create the per-thread stream early. */
-    naming.stream = (uintptr_t)st <= 2 ? NULL : st;
     return true;
 }
 
 /* ------------------------------------------------------------------ ops */
 
-static int kernel_name(void *kernel, char *buf, size_t len)
+/* A host function and a hipFunction_t cannot be told apart from the
+ * pointer: the launch's kernel_kind says which it is. */
+static int kernel_name(const struct fikit_launch_desc *l, char *buf, size_t len)
 {
-    if (!kernel || kernel != naming.kernel)
-        return -ENOENT; /* not the launch being described on this thread */
     const char *n = NULL;
-    if (naming.kind == FIKIT_HIP_FUNCTION)
-        n = rt.KernelNameRef((hipFunction_t)kernel);
-    else if (naming.kind == FIKIT_HIP_HOST_FUNCTION)
-        n = rt.KernelNameRefByPtr(kernel, naming.stream);
+    /* The null, legacy and per-thread streams are on the current device:
+     * naming through NULL does not create the per-thread stream early. */
+    hipStream_t s = (uintptr_t)l->stream <= 2 ? NULL : (hipStream_t)l->stream;
+    if (l->kernel_kind == FIKIT_HIP_FUNCTION)
+        n = rt.KernelNameRef((hipFunction_t)l->kernel);
+    else if (l->kernel_kind == FIKIT_HIP_HOST_FUNCTION)
+        n = rt.KernelNameRefByPtr(l->kernel, s);
     if (!n || !*n)
         return -ENOENT;
     snprintf(buf, len, "%s", n);

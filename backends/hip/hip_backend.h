@@ -100,11 +100,9 @@ void *fikit_hip_runtime_handle(const char **path);
  * per-thread default-stream semantics (spt: a NULL stream then means
  * hipStreamPerThread). Returns false if no device can be named for it (no
  * device, an invalid stream, the runtime not found): the real call then
- * reports that, unchanged. name: for kind FIKIT_HIP_NAMED.
- *
- * Also remembers, for this thread, how to name k: the gate asks
- * ops->kernel_name(k) right after this, on this thread, and a host function
- * and a hipFunction_t cannot be told apart from the pointer alone. */
+ * reports that, unchanged. name: for kind FIKIT_HIP_NAMED. l->kernel_kind
+ * keeps kind: a host function and a hipFunction_t cannot be told apart from
+ * the pointer alone when the gate asks ops->kernel_name(l). */
 bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind kind,
                         const void *k, hipStream_t s, bool spt, const unsigned grid[3],
                         const unsigned block[3], size_t shmem, const char *name);

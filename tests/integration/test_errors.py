@@ -73,3 +73,24 @@ with Fikit() as fk:
     check("socket_group      nogroup" in r.stdout and "limit             default 3" in r.stdout and
           "limit             user.root 0" in r.stdout and "limit             group.students 5" in r.stdout,
           "fikit config prints socket_group and every [limits] rule")
+
+# Two programs under one task name learn into one profile, each saving over
+# the other's records: the second is told, and fikitd's log names both
+# (nothing said it before).
+import time
+from harness import BATCH
+with Fikit() as fk:
+    fk.start()
+    first = fk.popen("batch", [BATCH, "-t", "60", "-w", "100"])
+    deadline = time.time() + 60
+    while " batch " not in fk.status() and time.time() < deadline and first.poll() is None:
+        time.sleep(0.02)
+    check(" batch " in fk.status(), "the first program of task batch registered")
+    second = fk.run("batch", [BATCH, "-c", "1", "-w", "100"])
+    first.terminate()
+    first.communicate(timeout=60)
+    told = [l for l in second.stderr.splitlines() if "also runs in pid" in l]
+    check(second.returncode == 0 and len(told) == 1 and f"task batch also runs in pid {first.pid}" in told[0]
+          and "one profile" in told[0], f"the second program of task batch is told: {second.stderr.strip()}")
+    log = open(fk.log).read()
+    check(f"task batch runs in pid {first.pid} and pid " in log, "fikitd's log names both programs")

@@ -15,7 +15,12 @@ from harness import BUILD, SERVICE, SOURCE, Fikit, check, fail, result
 CONVERT = os.path.join(SOURCE, "bench", "sim-workload-from-trace")
 LOADER = os.path.join(BUILD, "tests", "test_sim_workload")
 N, K = 30, 4
-SVC = [SERVICE, "--json", "-n", str(N), "-r", "25", "-k", str(K), "-g", "300", "-w", "500", "-s", "4096"]
+# Kernels of milliseconds (-w 5000: 10-40 ms on PoCL), so that --sync auto's
+# evidence of a wait, the device busy for most of the host's gap, holds when
+# the host wakes late from it: beside two busy loops, 1 ms kernels (-w 500)
+# left 76-86 of the 88 waits found, the host's wake-up being longer than the
+# kernel.
+SVC = [SERVICE, "--json", "-n", str(N), "-r", "10", "-k", str(K), "-g", "300", "-w", "5000", "-s", "4096"]
 
 r = subprocess.run([sys.executable, CONVERT, "--help"], stdout=subprocess.PIPE, text=True)
 check(r.returncode == 0 and "--split-kernel" in r.stdout, "the converter has --help")

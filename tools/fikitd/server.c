@@ -599,6 +599,18 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
     fikit_info("device %d: task %s (pid %d) registered in slot %d at priority %d%s%s", dev->index,
                m->task, (int)c->pid, slot, level, (m->flags & FIKIT_REGISTER_MEASURE) ? ", measuring" : "",
                (m->flags & FIKIT_REGISTER_BESIDE) ? ", beside higher levels" : "");
+    /* Programs of one task name share one profile per device model: each
+     * saves what it learned over the other's. (The server thread alone adds
+     * and removes tasks, so their names are read here without the lock.) */
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        const struct fikitd_slot_info *o = &dev->slots[s];
+        if (s != slot && o->used && o->pid != c->pid && strcmp(o->name, m->task) == 0) {
+            fikit_warn("device %d: task %s runs in pid %d and pid %d: both learn into one profile, "
+                       "each saving over the other's records; give one another name "
+                       "(fikit-launch --task NAME)", dev->index, m->task, (int)o->pid, (int)c->pid);
+            break;
+        }
+    }
 }
 
 /* Root (or fikitd's own user) says who a process is: see attest.h. */
