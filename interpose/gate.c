@@ -57,7 +57,10 @@ static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
         return NULL;
     memcpy(n->name, buf, len + 1);
     n->hash = fikit_kernel_name_hash(ops->kind, n->name);
-    n->collective = fikit_collective_kernel(n->name) || launched_by_collective_library();
+    /* NCCL and RCCL launch through CUDA and HIP only: an OpenCL program
+     * (which may create kernels by the thousand) never pays the backtrace. */
+    n->collective = fikit_collective_kernel(n->name) ||
+                    (ops->kind != FIKIT_BACKEND_OPENCL && launched_by_collective_library());
     if (fikit_ptrmap_put(&names, l->kernel, n) != 0) {
         static atomic_bool warned; /* launch threads get here at once */
         if (!atomic_exchange(&warned, true)) {
