@@ -21,6 +21,9 @@ struct fikit_launch_desc {
     enum fikit_backend_kind backend;
     void *device;       /* the backend's device (cl_device_id, CUcontext...) */
     void *kernel;       /* the backend's kernel handle, for naming */
+    int kernel_kind;    /* the backend's own tag of what kernel is, where the
+                         * handle alone cannot tell (HIP: a host function or
+                         * a hipFunction_t); 0 where it can */
     void *stream;       /* stream or queue: order is kept within one */
     uint32_t grid[3];   /* blocks, or OpenCL global size */
     uint32_t block[3];  /* threads per block, or OpenCL local size (0: unset) */
@@ -45,8 +48,9 @@ struct fikit_backend_ops {
     _Alignas(64) enum fikit_backend_kind kind;
     const char *name;
 
-    /* The kernel's mangled name into buf. 0 or a negative errno. */
-    int (*kernel_name)(void *kernel, char *buf, size_t len);
+    /* The mangled name of l's kernel (l->kernel, non-NULL) into buf. 0 or a
+     * negative errno. Asked only while l's launch is being gated. */
+    int (*kernel_name)(const struct fikit_launch_desc *l, char *buf, size_t len);
     /* A key stable across processes for the launch's device (two programs
      * on one GPU must get the same key) and its model name. */
     int (*device_identity)(const struct fikit_launch_desc *l, char *key, size_t keylen,

@@ -23,22 +23,18 @@ static const char *const substrate_names[] = {"timeslice", "mps"};
 static const char *const share_names[] = {"gaps", "beside"};
 static const char *const on_missing_names[] = {"passthrough", "fail"};
 
-static int parse_name(const char *s, const char *const *names, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(s, names[i]) == 0)
-            return i;
-    return -1;
-}
-
 const char *fikit_backend_choice_name(enum fikit_backend_choice b)
 {
     return (unsigned)b < 4 ? backend_choice_names[b] : "?";
 }
 
+static const struct fikit_conf_key *key_of(const char *section, const char *key);
+static int enum_index(const struct fikit_conf_key *k, const char *name);
+
+/* FIKIT_BACKEND and fikit-launch --backend: what [fikit] backend accepts. */
 int fikit_backend_choice_parse(const char *s, enum fikit_backend_choice *out)
 {
-    int i = parse_name(s, backend_choice_names, 4);
+    int i = enum_index(key_of("fikit", "backend"), s);
     if (i < 0)
         return -EINVAL;
     *out = (enum fikit_backend_choice)i;
@@ -55,6 +51,19 @@ const char *fikit_share_name(enum fikit_share s)
     return (unsigned)s < 2 ? share_names[s] : "?";
 }
 
+static const char *on_missing_name(int i)
+{
+    return (unsigned)i < 2 ? on_missing_names[i] : "?";
+}
+
+/* The table's enum rows name their values through these. */
+static const char *backend_name(int i) { return fikit_backend_choice_name((enum fikit_backend_choice)i); }
+static const char *log_level_name(int i) { return fikit_log_level_name((enum fikit_log_level)i); }
+static const char *policy_name(int i) { return fikit_policy_name((enum fikit_policy)i); }
+static const char *substrate_name(int i) { return fikit_substrate_name((enum fikit_substrate)i); }
+static const char *share_name(int i) { return fikit_share_name((enum fikit_share)i); }
+static const char *off_on_name(int i) { return i == 0 ? "off" : i == 1 ? "on" : "?"; }
+
 uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s)
 {
     /* DESIGN.md: ~250 us per switch back under time-slicing on an H200;
@@ -62,35 +71,176 @@ uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s)
     return s == FIKIT_SUBSTRATE_MPS ? 5 * 1000 : 250 * 1000;
 }
 
-/* -------------------------------------------------------------- defaults */
+/* ------------------------------------------------------------- the table */
 
-void fikit_config_defaults(struct fikit_config *c)
+#define FIELD(type, member) .off = offsetof(type, member), .size = sizeof(((type *)0)->member)
+#define CFG(member) FIELD(struct fikit_config, member)
+#define TASK(member) FIELD(struct fikit_task_conf, member)
+#define ENUM(fn, n) .type = FIKIT_CONF_ENUM, .name = (fn), .nnames = (n)
+#define UINT(lo, hi, unit) .type = FIKIT_CONF_UINT, .min = (lo), .max = (hi), .scale = (unit)
+#define DOUBLE(lo, hi) .type = FIKIT_CONF_DOUBLE, .dmin = (lo), .dmax = (hi)
+#define COUNT 1
+#define US 1000ull
+#define MS 1000000ull
+#define LEVEL UINT(0, FIKIT_LEVELS - 1, COUNT)
+
+const char *const fikit_conf_sections[] = {"fikit", "scheduler", "daemon", "client", "task.NAME", "limits"};
+const size_t fikit_conf_nsections = sizeof fikit_conf_sections / sizeof fikit_conf_sections[0];
+
+/* One row a key, in the order of conf/fikit.ini and of "unknown key" lists.
+ * The policy keys' defaults are core's (fikit_sched_params_default;
+ * unit.config checks that they agree). */
+const struct fikit_conf_key fikit_conf_keys[] = {
+    {"fikit", "backend", ENUM(backend_name, 4), .def = "auto", CFG(backend)},
+    {"fikit", "log_level", ENUM(log_level_name, 5), .words = {{"warning", FIKIT_LOG_WARN}}, .def = "warn",
+     CFG(log_level)},
+
+    {"scheduler", "policy", ENUM(policy_name, 3), .def = "fill", CFG(policy)},
+    {"scheduler", "substrate", ENUM(substrate_name, 2), .def = "timeslice", CFG(substrate)},
+    {"scheduler", "substrate_cost_us", UINT(0, 1000000, US), .words = {{"auto", (uint64_t)-1}},
+     .def = "auto", CFG(substrate_cost_ns)},
+    {"scheduler", "safety_margin_us", UINT(0, 1000000, US), .def = "20", CFG(safety_margin_ns)},
+    {"scheduler", "gap_confidence", DOUBLE(0.0, 0.5), .def = "0.3", CFG(gap_confidence)},
+    {"scheduler", "idle_after_us", UINT(1, 60000000, US), .words = {{"auto", 0}}, .def = "auto",
+     CFG(idle_after_ns)},
+    {"scheduler", "pauses", ENUM(off_on_name, 2), .def = "on", CFG(pauses)},
+    {"scheduler", "recheck_us", UINT(10, 1000000, US), .def = "1000", CFG(recheck_ns)},
+    {"scheduler", "starve_after_us", UINT(0, 60000000, US), .def = "2000", CFG(starve_after_ns)},
+    {"scheduler", "max_queued_us", UINT(0, 1000000, US), .def = "100", CFG(max_queued_ns)},
+    {"scheduler", "max_wait_ms", UINT(0, 3600000, MS), .def = "1000", CFG(max_wait_ns)},
+    {"scheduler", "mps_lower_share", ENUM(share_name, 2), .def = "beside", CFG(mps_lower_share)},
+    {"scheduler", "mps_lower_thread_percentage", UINT(1, 99, COUNT), .def = "70", CFG(mps_lower_thread_pct)},
+    {"scheduler", "beside_max_slowdown", DOUBLE(1.0, 10.0), .zero_off = true, .def = "0",
+     CFG(beside_max_slowdown)},
+    {"scheduler", "poll_us", UINT(0, 100000, US), .def = "50", CFG(poll_ns)},
+    {"scheduler", "spin_us", UINT(0, 10000, US),
+     .words = {{"auto", FIKIT_SPIN_AUTO}, {"always", FIKIT_SPIN_ALWAYS}}, .def = "auto", CFG(spin_ns)},
+
+    {"daemon", "socket", .type = FIKIT_CONF_PATH, .words = {{"auto", 0}}, .def = "auto", CFG(socket_path)},
+    {"daemon", "socket_group", .type = FIKIT_CONF_GROUP, .words = {{"auto", 0}}, .def = "auto",
+     CFG(socket_group)},
+    {"daemon", "state_dir", .type = FIKIT_CONF_PATH, .words = {{"auto", 0}}, .def = "auto", CFG(state_dir)},
+    {"daemon", "trace_events", UINT(1024, 16777216, COUNT), .def = "65536", CFG(trace_events)},
+    {"daemon", "warn_held_after_ms", UINT(0, 3600000, MS), .def = "10000", CFG(warn_held_ns)},
+    {"daemon", "metrics_file", .type = FIKIT_CONF_PATH, .words = {{"off", 0}}, .def = "off",
+     CFG(metrics_file)},
+    {"daemon", "metrics_interval_ms", UINT(100, 3600000, MS), .def = "5000", CFG(metrics_interval_ns)},
+
+    {"client", "on_daemon_missing", ENUM(on_missing_name, 2), .def = "passthrough", CFG(on_daemon_missing)},
+    {"client", "sample_rate", DOUBLE(0.0, 1.0), .def = "0.02", CFG(sample_rate)},
+    {"client", "profile_dir", .type = FIKIT_CONF_PATH, .words = {{"auto", 0}}, .def = "auto",
+     CFG(profile_dir)},
+    {"client", "default_priority", LEVEL, .def = "5", CFG(default_priority)},
+
+    /* A task's keys have no default: priority must be set, the others are
+     * off until set (task_conf_for). */
+    {"task.NAME", "priority", LEVEL, TASK(priority)},
+    {"task.NAME", "mps_thread_percentage", UINT(1, 100, COUNT), TASK(mps_thread_percentage)},
+    {"task.NAME", "share", ENUM(share_name, 2), TASK(share),
+     .line_off = offsetof(struct fikit_task_conf, share_line) + 1},
+
+    {"limits", "default", LEVEL, .def = "0", CFG(limit_default)},
+    /* A rule: a level for one user or group, kept in c->limits. */
+    {"limits", "user.NAME", LEVEL, FIELD(struct fikit_limit, max_priority)},
+    {"limits", "group.NAME", LEVEL, FIELD(struct fikit_limit, max_priority)},
+};
+const size_t fikit_conf_nkeys = sizeof fikit_conf_keys / sizeof fikit_conf_keys[0];
+
+bool fikit_conf_name_matches(const char *pattern, const char *name)
 {
-    memset(c, 0, sizeof *c);
-    c->backend = FIKIT_BACKEND_CHOICE_AUTO;
-    c->log_level = FIKIT_LOG_WARN;
-    struct fikit_sched_params p;
-    fikit_sched_params_default(&p);
-    c->policy = p.policy;
-    c->substrate = FIKIT_SUBSTRATE_TIMESLICE;
-    c->substrate_cost_ns = -1;
-    c->safety_margin_ns = p.safety_margin_ns;
-    c->gap_confidence = p.gap_confidence;
-    c->idle_after_ns = 0;
-    c->recheck_ns = p.recheck_ns;
-    c->starve_after_ns = p.starve_after_ns;
-    c->max_queued_ns = p.max_queued_ns;
-    c->beside_max_slowdown = p.beside_max_slowdown;
-    c->poll_ns = 50 * 1000;
-    c->spin_ns = FIKIT_SPIN_AUTO;
-    c->trace_events = 65536;
-    c->warn_held_ns = 10ull * 1000 * 1000 * 1000;
-    c->metrics_interval_ns = 5ull * 1000 * 1000 * 1000;
-    c->on_daemon_missing = FIKIT_ON_MISSING_PASSTHROUGH;
-    c->sample_rate = 0.02;
-    c->default_priority = 5;
-    c->limit_default = 0;
+    size_t n = strlen(pattern);
+    if (n > 5 && strcmp(pattern + n - 5, ".NAME") == 0)
+        return strncmp(pattern, name, n - 4) == 0;
+    return strcmp(pattern, name) == 0;
 }
+
+static const char *section_of(const char *name)
+{
+    for (size_t i = 0; i < fikit_conf_nsections; i++)
+        if (fikit_conf_name_matches(fikit_conf_sections[i], name))
+            return fikit_conf_sections[i];
+    return NULL;
+}
+
+static const struct fikit_conf_key *key_of(const char *section, const char *key)
+{
+    for (size_t i = 0; i < fikit_conf_nkeys; i++)
+        if (strcmp(fikit_conf_keys[i].section, section) == 0 &&
+            fikit_conf_name_matches(fikit_conf_keys[i].key, key))
+            return &fikit_conf_keys[i];
+    return NULL;
+}
+
+/* The value an enum row names name, or -1. */
+static int enum_index(const struct fikit_conf_key *k, const char *name)
+{
+    for (int i = 0; i < k->nnames; i++)
+        if (strcmp(name, k->name(i)) == 0)
+            return i;
+    return -1;
+}
+
+/* "a, b, c" of a section's keys, or (section NULL) "[a], [b]" of the sections. */
+static void list_names(const char *section, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    size_t n = section ? fikit_conf_nkeys : fikit_conf_nsections;
+    for (size_t i = 0; i < n && used < len; i++) {
+        if (section && strcmp(fikit_conf_keys[i].section, section) != 0)
+            continue;
+        int w = section ? snprintf(buf + used, len - used, "%s%s", used ? ", " : "", fikit_conf_keys[i].key)
+                        : snprintf(buf + used, len - used, "%s[%s]", used ? ", " : "", fikit_conf_sections[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* "auto, always" of a row's words; "" without. */
+static int words_of(const struct fikit_conf_key *k, char *buf, size_t len)
+{
+    int n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 2 && k->words[i].word; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%s", i ? ", " : "", k->words[i].word);
+    return n;
+}
+
+void fikit_conf_accepted(const struct fikit_conf_key *k, bool ini, char *buf, size_t len)
+{
+    char w[64];
+    const char *or = words_of(k, w, sizeof w) ? " or " : "";
+    switch (k->type) {
+    case FIKIT_CONF_ENUM: {
+        size_t used = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < k->nnames && used < len; i++) {
+            int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", k->name(i));
+            if (n < 0)
+                break;
+            used += (size_t)n;
+        }
+        break;
+    }
+    case FIKIT_CONF_UINT:
+        snprintf(buf, len, ini ? "%s%s%llu..%llu" : "%s%san integer from %llu to %llu", w, or,
+                 (unsigned long long)k->min, (unsigned long long)k->max);
+        break;
+    case FIKIT_CONF_DOUBLE:
+        snprintf(buf, len, ini ? "%s%g..%g" : "%sa number from %g to %g", k->zero_off ? "0 (off) or " : "",
+                 k->dmin, k->dmax);
+        break;
+    case FIKIT_CONF_PATH:
+        snprintf(buf, len, "%s or an absolute path", w);
+        break;
+    case FIKIT_CONF_GROUP:
+        snprintf(buf, len, "%s or a group name", w);
+        break;
+    }
+}
+
+/* -------------------------------------------------------------- defaults */
 
 bool fikit_task_name_valid(const char *name)
 {
@@ -104,8 +254,6 @@ bool fikit_task_name_valid(const char *name)
 }
 
 /* --------------------------------------------------------------- parsing */
-
-enum section_kind { SEC_NONE, SEC_FIKIT, SEC_SCHEDULER, SEC_DAEMON, SEC_CLIENT, SEC_TASK, SEC_LIMITS };
 
 #define MAX_SEEN 512
 
@@ -134,28 +282,6 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parse_ctx *x, const
     return 0;
 }
 
-#define BAD(x, sec, key, val, why, accepted)                                                       \
-    fail((x), "[%s] %s = %s: %s (accepted: %s)", (sec), (key), (val), (why), (accepted))
-
-static enum section_kind classify(const char *section)
-{
-    if (strcmp(section, "fikit") == 0)
-        return SEC_FIKIT;
-    if (strcmp(section, "scheduler") == 0)
-        return SEC_SCHEDULER;
-    if (strcmp(section, "daemon") == 0)
-        return SEC_DAEMON;
-    if (strcmp(section, "client") == 0)
-        return SEC_CLIENT;
-    if (strcmp(section, "limits") == 0)
-        return SEC_LIMITS;
-    if (strncmp(section, "task.", 5) == 0)
-        return SEC_TASK;
-    return SEC_NONE;
-}
-
-#define SECTION_NAMES "[fikit], [scheduler], [daemon], [client], [task.NAME], [limits]"
-
 /* Parses a whole unsigned integer. */
 static int to_u64(const char *s, uint64_t *out)
 {
@@ -170,84 +296,106 @@ static int to_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-static bool get_uint(struct parse_ctx *x, const char *sec, const char *key, const char *val,
-                     uint64_t min, uint64_t max, uint64_t *out)
+static void store(void *base, const struct fikit_conf_key *k, uint64_t v)
 {
-    uint64_t v;
-    char accepted[96];
-    snprintf(accepted, sizeof accepted, "an integer from %llu to %llu", (unsigned long long)min,
-             (unsigned long long)max);
-    if (to_u64(val, &v)) {
-        BAD(x, sec, key, val, "not a whole number", accepted);
+    char *p = (char *)base + k->off;
+    if (k->size == sizeof(uint32_t)) {
+        uint32_t v32 = (uint32_t)v;
+        memcpy(p, &v32, sizeof v32);
+    } else {
+        memcpy(p, &v, sizeof v);
+    }
+}
+
+/* Sets k's field in base (a struct fikit_config, fikit_task_conf or
+ * fikit_limit) from val, or fails with the row's accepted list. */
+static bool set_key(struct parse_ctx *x, const char *sec, const char *key, const char *val,
+                    const struct fikit_conf_key *k, void *base)
+{
+    char accepted[160], w[64];
+    fikit_conf_accepted(k, false, accepted, sizeof accepted);
+    const char *why = NULL;
+    for (int i = 0; i < 2 && k->words[i].word; i++) {
+        if (strcmp(val, k->words[i].word) == 0) {
+            if (k->type == FIKIT_CONF_PATH || k->type == FIKIT_CONF_GROUP)
+                ((char *)base + k->off)[0] = '\0';
+            else
+                store(base, k, k->words[i].value);
+            goto set;
+        }
+    }
+    switch (k->type) {
+    case FIKIT_CONF_ENUM: {
+        int i = enum_index(k, val);
+        if (i >= 0) {
+            store(base, k, (uint64_t)i);
+            goto set;
+        }
+        why = "unknown value";
+        break;
+    }
+    case FIKIT_CONF_UINT: {
+        uint64_t v;
+        bool number = to_u64(val, &v) == 0;
+        if (number && v >= k->min && v <= k->max) {
+            store(base, k, v * k->scale);
+            goto set;
+        }
+        if (words_of(k, w, sizeof w)) {
+            char why_buf[96];
+            snprintf(why_buf, sizeof why_buf, "not %s or a whole number in range", w);
+            fail(x, "[%s] %s = %s: %s (accepted: %s)", sec, key, val, why_buf, accepted);
+            return false;
+        }
+        why = number ? "out of range" : "not a whole number";
+        break;
+    }
+    case FIKIT_CONF_DOUBLE: {
+        char *end;
+        errno = 0;
+        double v = strtod(val, &end);
+        if (!*val || errno || *end || !isfinite(v))
+            why = "not a number";
+        else if ((v < k->dmin || v > k->dmax) && !(k->zero_off && v == 0))
+            why = "out of range";
+        else {
+            memcpy((char *)base + k->off, &v, sizeof v);
+            goto set;
+        }
+        break;
+    }
+    case FIKIT_CONF_PATH:
+        if (val[0] != '/')
+            why = "not an absolute path";
+        else if (strlen(val) >= k->size)
+            why = "path too long";
+        break;
+    case FIKIT_CONF_GROUP:
+        if (!*val || strlen(val) >= k->size)
+            why = "not a group name";
+        break;
+    }
+    if (why) {
+        fail(x, "[%s] %s = %s: %s (accepted: %s)", sec, key, val, why, accepted);
         return false;
     }
-    if (v < min || v > max) {
-        BAD(x, sec, key, val, "out of range", accepted);
-        return false;
-    }
-    *out = v;
+    snprintf((char *)base + k->off, k->size, "%s", val);
+set:
+    if (k->line_off)
+        memcpy((char *)base + k->line_off - 1, &x->line, sizeof x->line);
     return true;
 }
 
-static bool get_double(struct parse_ctx *x, const char *sec, const char *key, const char *val,
-                       double min, double max, double *out)
+void fikit_config_defaults(struct fikit_config *c)
 {
-    char accepted[96], *end;
-    snprintf(accepted, sizeof accepted, "a number from %g to %g", min, max);
-    errno = 0;
-    double v = strtod(val, &end);
-    if (!*val || errno || *end || !isfinite(v)) {
-        BAD(x, sec, key, val, "not a number", accepted);
-        return false;
+    memset(c, 0, sizeof *c);
+    struct fikit_err err;
+    struct parse_ctx x = {.path = "(built-in defaults)", .c = c, .err = &err};
+    for (size_t i = 0; i < fikit_conf_nkeys; i++) {
+        const struct fikit_conf_key *k = &fikit_conf_keys[i];
+        if (k->def && !set_key(&x, k->section, k->key, k->def, k, c))
+            fikit_log(FIKIT_LOG_ERROR, "%s", err.msg); /* a wrong row: unit.config fails on it */
     }
-    if (v < min || v > max) {
-        BAD(x, sec, key, val, "out of range", accepted);
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-static bool get_enum(struct parse_ctx *x, const char *sec, const char *key, const char *val,
-                     const char *const *names, int n, const char *accepted, int *out)
-{
-    int i = parse_name(val, names, n);
-    if (i < 0) {
-        BAD(x, sec, key, val, "unknown value", accepted);
-        return false;
-    }
-    *out = i;
-    return true;
-}
-
-static bool get_path(struct parse_ctx *x, const char *sec, const char *key, const char *val,
-                     char *out, size_t len)
-{
-    if (strcmp(val, "auto") == 0) {
-        out[0] = '\0';
-        return true;
-    }
-    if (val[0] != '/') {
-        BAD(x, sec, key, val, "not an absolute path", "auto or an absolute path");
-        return false;
-    }
-    if (strlen(val) >= len) {
-        BAD(x, sec, key, val, "path too long", "auto or an absolute path");
-        return false;
-    }
-    strcpy(out, val);
-    return true;
-}
-
-/* microseconds, stored as ns; "auto" allowed where auto_ns is not NULL */
-static bool get_us(struct parse_ctx *x, const char *sec, const char *key, const char *val,
-                   uint64_t min_us, uint64_t max_us, uint64_t *out_ns)
-{
-    uint64_t us;
-    if (!get_uint(x, sec, key, val, min_us, max_us, &us))
-        return false;
-    *out_ns = us * 1000;
-    return true;
 }
 
 static uint64_t hash_str(const char *a, const char *b)
@@ -276,16 +424,41 @@ static struct fikit_task_conf *task_conf_for(struct fikit_config *c, const char 
     return t;
 }
 
+/* A [limits] rule: user.NAME or group.NAME, appended to c->limits once its
+ * level parsed. */
+static void set_limit(struct parse_ctx *x, const char *section, const char *key, const char *val,
+                      const struct fikit_conf_key *k)
+{
+    struct fikit_config *c = x->c;
+    bool is_group = strncmp(key, "group.", 6) == 0;
+    const char *who = strchr(key, '.') + 1;
+    if (!*who || strlen(who) >= FIKIT_NAME_MAX) {
+        fail(x, "[%s] %s: missing or too long user or group name", section, key);
+        return;
+    }
+    if (c->nlimits == FIKIT_MAX_LIMITS) {
+        fail(x, "[%s] %s: too many limits (at most %d)", section, key, FIKIT_MAX_LIMITS);
+        return;
+    }
+    struct fikit_limit l = {.is_group = is_group};
+    snprintf(l.name, sizeof l.name, "%s", who);
+    if (set_key(x, section, key, val, k, &l))
+        c->limits[c->nlimits++] = l;
+}
+
 static int handler(void *user, const char *section, const char *key, const char *val)
 {
     struct parse_ctx *x = user;
     struct fikit_config *c = x->c;
     if (x->rc)
         return 1;
-    enum section_kind kind = classify(section);
-    if (kind == SEC_NONE) {
-        if (!*section)
-            fail(x, "%s = %s: key outside any section (sections: " SECTION_NAMES ")", key, val);
+    const char *sec = section_of(section);
+    if (!sec) {
+        if (!*section) {
+            char sections[160];
+            list_names(NULL, sections, sizeof sections);
+            fail(x, "%s = %s: key outside any section (sections: %s)", key, val, sections);
+        }
         /* an unknown named section was reported by the reader already */
         return 1;
     }
@@ -299,190 +472,20 @@ static int handler(void *user, const char *section, const char *key, const char 
     if (x->nseen < MAX_SEEN)
         x->seen[x->nseen++] = h;
 
-    uint64_t u;
-    int e;
-    switch (kind) {
-    case SEC_FIKIT:
-        if (strcmp(key, "backend") == 0) {
-            if (get_enum(x, section, key, val, backend_choice_names, 4, FIKIT_BACKEND_CHOICE_NAMES, &e))
-                c->backend = (enum fikit_backend_choice)e;
-        } else if (strcmp(key, "log_level") == 0) {
-            enum fikit_log_level l;
-            if (fikit_log_parse_level(val, &l))
-                BAD(x, section, key, val, "unknown value", FIKIT_LOG_LEVEL_NAMES);
-            else
-                c->log_level = l;
-        } else {
-            fail(x, "[%s] %s: unknown key (accepted: backend, log_level)", section, key);
-        }
-        break;
-    case SEC_SCHEDULER:
-        if (strcmp(key, "policy") == 0) {
-            enum fikit_policy p;
-            if (fikit_policy_parse(val, &p))
-                BAD(x, section, key, val, "unknown value", FIKIT_POLICY_NAMES);
-            else
-                c->policy = p;
-        } else if (strcmp(key, "substrate") == 0) {
-            if (get_enum(x, section, key, val, substrate_names, 2, FIKIT_SUBSTRATE_NAMES, &e))
-                c->substrate = (enum fikit_substrate)e;
-        } else if (strcmp(key, "substrate_cost_us") == 0) {
-            if (strcmp(val, "auto") == 0)
-                c->substrate_cost_ns = -1;
-            else if (to_u64(val, &u) || u > 1000000)
-                BAD(x, section, key, val, "not auto or a whole number in range",
-                    "auto or an integer from 0 to 1000000");
-            else
-                c->substrate_cost_ns = (int64_t)u * 1000;
-        } else if (strcmp(key, "safety_margin_us") == 0) {
-            get_us(x, section, key, val, 0, 1000000, &c->safety_margin_ns);
-        } else if (strcmp(key, "gap_confidence") == 0) {
-            get_double(x, section, key, val, 0.0, 0.5, &c->gap_confidence);
-        } else if (strcmp(key, "idle_after_us") == 0) {
-            if (strcmp(val, "auto") == 0)
-                c->idle_after_ns = 0;
-            else if (to_u64(val, &u) || u < 1 || u > 60000000)
-                BAD(x, section, key, val, "not auto or a whole number in range",
-                    "auto or an integer from 1 to 60000000");
-            else
-                c->idle_after_ns = u * 1000;
-        } else if (strcmp(key, "recheck_us") == 0) {
-            get_us(x, section, key, val, 10, 1000000, &c->recheck_ns);
-        } else if (strcmp(key, "starve_after_us") == 0) {
-            get_us(x, section, key, val, 0, 60000000, &c->starve_after_ns);
-        } else if (strcmp(key, "max_queued_us") == 0) {
-            get_us(x, section, key, val, 0, 1000000, &c->max_queued_ns);
-        } else if (strcmp(key, "beside_max_slowdown") == 0) {
-            double v;
-            if (get_double(x, section, key, val, 0.0, 10.0, &v)) {
-                if (v != 0 && v < 1.0)
-                    BAD(x, section, key, val, "below 1 (a slowdown)", "0 (off) or a number from 1 to 10");
-                else
-                    c->beside_max_slowdown = v;
-            }
-        } else if (strcmp(key, "poll_us") == 0) {
-            get_us(x, section, key, val, 0, 100000, &c->poll_ns);
-        } else if (strcmp(key, "spin_us") == 0) {
-            if (strcmp(val, "always") == 0)
-                c->spin_ns = FIKIT_SPIN_ALWAYS;
-            else if (strcmp(val, "auto") == 0)
-                c->spin_ns = FIKIT_SPIN_AUTO;
-            else if (to_u64(val, &u) || u > 10000)
-                BAD(x, section, key, val, "not auto, always or a whole number in range",
-                    "auto, always or an integer from 0 to 10000");
-            else
-                c->spin_ns = u * 1000;
-        } else {
-            fail(x, "[%s] %s: unknown key (accepted: policy, substrate, substrate_cost_us, "
-                    "safety_margin_us, gap_confidence, idle_after_us, recheck_us, starve_after_us, "
-                    "max_queued_us, beside_max_slowdown, poll_us, spin_us)",
-                 section, key);
-        }
-        break;
-    case SEC_DAEMON:
-        if (strcmp(key, "socket") == 0) {
-            get_path(x, section, key, val, c->socket_path, sizeof c->socket_path);
-        } else if (strcmp(key, "socket_group") == 0) {
-            if (strcmp(val, "auto") == 0)
-                c->socket_group[0] = '\0';
-            else if (!*val || strlen(val) >= sizeof c->socket_group)
-                BAD(x, section, key, val, "not a group name", "auto or a group name");
-            else
-                snprintf(c->socket_group, sizeof c->socket_group, "%s", val);
-        } else if (strcmp(key, "state_dir") == 0) {
-            get_path(x, section, key, val, c->state_dir, sizeof c->state_dir);
-        } else if (strcmp(key, "trace_events") == 0) {
-            if (get_uint(x, section, key, val, 1024, 16777216, &u))
-                c->trace_events = (uint32_t)u;
-        } else if (strcmp(key, "warn_held_after_ms") == 0) {
-            if (get_uint(x, section, key, val, 0, 3600000, &u))
-                c->warn_held_ns = u * 1000 * 1000;
-        } else if (strcmp(key, "metrics_file") == 0) {
-            if (strcmp(val, "off") == 0)
-                c->metrics_file[0] = '\0';
-            else if (val[0] != '/' || strlen(val) >= sizeof c->metrics_file)
-                BAD(x, section, key, val, "not off or an absolute path", "off or an absolute path");
-            else
-                snprintf(c->metrics_file, sizeof c->metrics_file, "%s", val);
-        } else if (strcmp(key, "metrics_interval_ms") == 0) {
-            if (get_uint(x, section, key, val, 100, 3600000, &u))
-                c->metrics_interval_ns = u * 1000 * 1000;
-        } else {
-            fail(x, "[%s] %s: unknown key (accepted: socket, socket_group, state_dir, trace_events, "
-                    "warn_held_after_ms, metrics_file, metrics_interval_ms)",
-                 section, key);
-        }
-        break;
-    case SEC_CLIENT:
-        if (strcmp(key, "on_daemon_missing") == 0) {
-            if (get_enum(x, section, key, val, on_missing_names, 2, "passthrough, fail", &e))
-                c->on_daemon_missing = (enum fikit_on_missing)e;
-        } else if (strcmp(key, "sample_rate") == 0) {
-            get_double(x, section, key, val, 0.0, 1.0, &c->sample_rate);
-        } else if (strcmp(key, "profile_dir") == 0) {
-            get_path(x, section, key, val, c->profile_dir, sizeof c->profile_dir);
-        } else if (strcmp(key, "default_priority") == 0) {
-            if (get_uint(x, section, key, val, 0, FIKIT_LEVELS - 1, &u))
-                c->default_priority = (int)u;
-        } else {
-            fail(x, "[%s] %s: unknown key (accepted: on_daemon_missing, sample_rate, profile_dir, "
-                    "default_priority)",
-                 section, key);
-        }
-        break;
-    case SEC_TASK: {
-        struct fikit_task_conf *t = task_conf_for(c, section + 5, x->line);
-        if (!t) {
-            fail(x, "[%s]: too many tasks (at most %d)", section, FIKIT_MAX_TASK_CONFS);
-            break;
-        }
-        if (strcmp(key, "priority") == 0) {
-            if (get_uint(x, section, key, val, 0, FIKIT_LEVELS - 1, &u))
-                t->priority = (int)u;
-        } else if (strcmp(key, "mps_thread_percentage") == 0) {
-            if (get_uint(x, section, key, val, 1, 100, &u))
-                t->mps_thread_percentage = (int)u;
-        } else if (strcmp(key, "share") == 0) {
-            if (get_enum(x, section, key, val, share_names, 2, FIKIT_SHARE_NAMES, &e)) {
-                t->share = (enum fikit_share)e;
-                t->share_line = x->line;
-            }
-        } else {
-            fail(x, "[%s] %s: unknown key (accepted: priority, mps_thread_percentage, share)", section,
-                 key);
-        }
-        break;
+    void *base = c;
+    if (strcmp(sec, "task.NAME") == 0 && !(base = task_conf_for(c, section + 5, x->line))) {
+        fail(x, "[%s]: too many tasks (at most %d)", section, FIKIT_MAX_TASK_CONFS);
+        return 1;
     }
-    case SEC_LIMITS: {
-        if (strcmp(key, "default") == 0) {
-            if (get_uint(x, section, key, val, 0, FIKIT_LEVELS - 1, &u))
-                c->limit_default = (int)u;
-            break;
-        }
-        bool is_group = strncmp(key, "group.", 6) == 0;
-        if (!is_group && strncmp(key, "user.", 5) != 0) {
-            fail(x, "[%s] %s: unknown key (accepted: default, user.NAME, group.NAME)", section, key);
-            break;
-        }
-        const char *who = key + (is_group ? 6 : 5);
-        if (!*who || strlen(who) >= FIKIT_NAME_MAX) {
-            fail(x, "[%s] %s: missing or too long user or group name", section, key);
-            break;
-        }
-        if (c->nlimits == FIKIT_MAX_LIMITS) {
-            fail(x, "[%s] %s: too many limits (at most %d)", section, key, FIKIT_MAX_LIMITS);
-            break;
-        }
-        if (get_uint(x, section, key, val, 0, FIKIT_LEVELS - 1, &u)) {
-            struct fikit_limit *l = &c->limits[c->nlimits++];
-            l->is_group = is_group;
-            snprintf(l->name, sizeof l->name, "%s", who);
-            l->max_priority = (int)u;
-        }
-        break;
-    }
-    case SEC_NONE:
-        break;
+    const struct fikit_conf_key *k = key_of(sec, key);
+    if (!k) {
+        char keys[400];
+        list_names(sec, keys, sizeof keys);
+        fail(x, "[%s] %s: unknown key (accepted: %s)", section, key, keys);
+    } else if (strcmp(sec, "limits") == 0 && !k->def) {
+        set_limit(x, section, key, val, k);
+    } else {
+        set_key(x, section, key, val, k, base);
     }
     return 1;
 }
@@ -550,13 +553,16 @@ static char *reader(char *buf, int size, void *stream)
         }
         *end = '\0';
         const char *name = t + 1;
-        enum section_kind k = classify(name);
-        if (k == SEC_NONE)
-            fail(x, "[%s]: unknown section (accepted: " SECTION_NAMES ")", name);
-        else if (k == SEC_TASK && !fikit_task_name_valid(name + 5))
+        const char *sec = section_of(name);
+        bool task = sec && strcmp(sec, "task.NAME") == 0;
+        char sections[160];
+        list_names(NULL, sections, sizeof sections);
+        if (!sec)
+            fail(x, "[%s]: unknown section (accepted: %s)", name, sections);
+        else if (task && !fikit_task_name_valid(name + 5))
             fail(x, "[%s]: bad task name '%s' (accepted: 1 to 63 of A-Z a-z 0-9 _ . -)", name,
                  name + 5);
-        else if (k == SEC_TASK && !task_conf_for(x->c, name + 5, x->line))
+        else if (task && !task_conf_for(x->c, name + 5, x->line))
             fail(x, "[%s]: too many tasks (at most %d)", name, FIKIT_MAX_TASK_CONFS);
         return buf;
     }
@@ -601,8 +607,9 @@ int fikit_config_load_file(const char *path, struct fikit_config *c, struct fiki
     for (int i = 0; i < c->ntasks; i++) {
         if (c->tasks[i].priority < 0) {
             x.line = c->tasks[i].line;
-            fail(&x, "[task.%s]: priority is not set (accepted: an integer from 0 to 9)",
-                 c->tasks[i].name);
+            char accepted[160];
+            fikit_conf_accepted(key_of("task.NAME", "priority"), false, accepted, sizeof accepted);
+            fail(&x, "[task.%s]: priority is not set (accepted: %s)", c->tasks[i].name, accepted);
             return x.rc;
         }
         /* Beside higher levels is safe only where the hardware keeps the
@@ -644,6 +651,24 @@ int fikit_config_load(const char *explicit_path, struct fikit_config *c, struct 
     if (access("/etc/fikit/fikit.ini", F_OK) == 0)
         return fikit_config_load_file("/etc/fikit/fikit.ini", c, err);
     return 0; /* built-in defaults */
+}
+
+void fikit_config_task_sharing(const struct fikit_config *c, const struct fikit_task_conf *tc,
+                               int priority, struct fikit_task_sharing *out)
+{
+    *out = (struct fikit_task_sharing){.share = FIKIT_SHARE_GAPS};
+    if (c->substrate != FIKIT_SUBSTRATE_MPS)
+        return; /* beside needs MPS's thread cap (checked at load for [task] sections) */
+    out->thread_pct = tc ? tc->mps_thread_percentage : 0;
+    if (tc && tc->share_line) {
+        out->share = tc->share;
+    } else if (priority >= 1 && c->mps_lower_share == FIKIT_SHARE_BESIDE) {
+        if (!out->thread_pct)
+            out->thread_pct = c->mps_lower_thread_pct;
+        /* A cap of 100 keeps nothing free for the higher levels. */
+        out->share = out->thread_pct < 100 ? FIKIT_SHARE_BESIDE : FIKIT_SHARE_GAPS;
+    }
+    out->low_client_priority = priority >= 1;
 }
 
 const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name)
@@ -737,9 +762,11 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
     if (c->idle_after_ns)
         p->idle_after_ns = c->idle_after_ns;
     p->idle_learned = c->idle_after_ns == 0;
+    p->pauses = c->pauses == 1;
     p->recheck_ns = c->recheck_ns;
     p->starve_after_ns = c->starve_after_ns;
     p->max_queued_ns = c->max_queued_ns;
+    p->max_wait_ns = c->max_wait_ns;
     p->beside_max_slowdown = c->beside_max_slowdown;
 }
 

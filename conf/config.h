@@ -84,7 +84,11 @@ struct fikit_config {
     uint64_t recheck_ns;
     uint64_t starve_after_ns;  /* 0 = never */
     uint64_t max_queued_ns;    /* 0 = no bound */
+    uint64_t max_wait_ns;      /* 0 = never */
     double beside_max_slowdown; /* 0 = off */
+    enum fikit_share mps_lower_share; /* tasks of priority 1-9 on MPS without a share */
+    int mps_lower_thread_pct;  /* their thread cap when that is beside: 1..99 */
+    int pauses;                /* 1: on (short kernels go in a pause), 0: off */
     uint64_t poll_ns;
     uint64_t spin_ns; /* FIKIT_SPIN_ALWAYS: held launches spin for as long as they are held;
                        * FIKIT_SPIN_AUTO: fikit_config_spin_ns decides */
@@ -114,6 +118,53 @@ struct fikit_config {
     int nlimits;
 };
 
+/* ------------------------------------------------------------ the keys
+ * Every key of fikit.ini is one row of a table (conf/config.c, Redis-style):
+ * its section, type, bounds, default, enum names and where it is stored. The
+ * parser, the defaults, the "accepted:" of every error and the "Accepted:"
+ * and "Default:" lines of conf/fikit.ini's comments (checked by
+ * unit.config) all come from that row: adding a key is adding a row. */
+
+enum fikit_conf_type {
+    FIKIT_CONF_ENUM,   /* one of names */
+    FIKIT_CONF_UINT,   /* a whole number from min to max, times scale, or one of words */
+    FIKIT_CONF_DOUBLE, /* a number from dmin to dmax; with zero_off, 0 too (off) */
+    FIKIT_CONF_PATH,   /* an absolute path, or words[0] for "" */
+    FIKIT_CONF_GROUP,  /* a group name, or words[0] for "" */
+};
+
+struct fikit_conf_word {
+    const char *word;
+    uint64_t value; /* stored as is (not scaled) */
+};
+
+struct fikit_conf_key {
+    const char *section; /* "scheduler"; "task.NAME": any [task.*] */
+    const char *key;     /* "user.NAME": any key that starts with "user." */
+    enum fikit_conf_type type;
+    const char *def;     /* the default as fikit.ini writes it; NULL: the section decides */
+    uint64_t min, max, scale;
+    double dmin, dmax;
+    bool zero_off;
+    struct fikit_conf_word words[2]; /* ENUM: other spellings, not listed */
+    const char *(*name)(int i); /* FIKIT_CONF_ENUM: the names, 0..nnames-1 */
+    int nnames;
+    size_t off, size;   /* the field in struct fikit_config (fikit_task_conf, fikit_limit) */
+    size_t line_off;    /* nonzero: offset + 1 of an int that gets the line it was set on */
+};
+
+extern const struct fikit_conf_key fikit_conf_keys[];
+extern const size_t fikit_conf_nkeys;
+/* The sections in order, "task.NAME" for [task.*]. */
+extern const char *const fikit_conf_sections[];
+extern const size_t fikit_conf_nsections;
+
+/* What a key accepts: as an error message says it (ini = false: "an integer
+ * from 0 to 9") or as conf/fikit.ini's comments do (ini = true: "0..9"). */
+void fikit_conf_accepted(const struct fikit_conf_key *k, bool ini, char *buf, size_t len);
+/* Whether name is what pattern names: itself, or for "X.NAME", any "X.". */
+bool fikit_conf_name_matches(const char *pattern, const char *name);
+
 void fikit_config_defaults(struct fikit_config *c);
 
 /* Parses and validates one file over the defaults. */
@@ -126,6 +177,18 @@ int fikit_config_load_file(const char *path, struct fikit_config *c, struct fiki
 int fikit_config_load(const char *explicit_path, struct fikit_config *c, struct fikit_err *err);
 
 const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name);
+
+/* How a task of a priority shares its device with higher levels: from its
+ * [task.NAME] section (tc, NULL if none) where that says, else, on MPS,
+ * from [scheduler] mps_lower_share for priorities 1-9. One rule for
+ * fikit-launch (which sets the MPS environment), the client and fikit sim. */
+struct fikit_task_sharing {
+    enum fikit_share share;
+    int thread_pct;           /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE to set; 0: none */
+    bool low_client_priority; /* CUDA_MPS_CLIENT_PRIORITY=1 (below normal) to set */
+};
+void fikit_config_task_sharing(const struct fikit_config *c, const struct fikit_task_conf *tc,
+                               int priority, struct fikit_task_sharing *out);
 /* "serve, train" into buf, for "known tasks: ..." messages. */
 void fikit_config_task_list(const struct fikit_config *c, char *buf, size_t len);
 

@@ -102,13 +102,6 @@ static void pub_write(struct fikit_shm_slot *slot, const struct fikit_shm_launch
     atomic_store_explicit(&slot->pub_seq, seq + 2, memory_order_release);
 }
 
-void fikit_shm_publish(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub)
-{
-    pub_lock(slot);
-    pub_write(slot, pub);
-    atomic_store_explicit(&slot->pub_lock, 0, memory_order_release);
-}
-
 uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uint64_t dur_ns,
                                   uint64_t key, const struct fikit_gap_pred *gap,
                                   uint64_t idle_after_ns)
@@ -330,7 +323,8 @@ void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched
 {
     atomic_store(&hdr->policy, p->policy);
     atomic_store(&hdr->idle_after_ns, p->idle_after_ns);
-    atomic_store(&hdr->idle_learned, p->idle_learned ? 1u : 0u);
+    atomic_store(&hdr->idle_learned, (p->idle_learned ? FIKIT_SHM_IDLE_LEARNED : 0u) |
+                                         (p->pauses ? FIKIT_SHM_IDLE_PAUSES : 0u));
     atomic_store(&hdr->spin_ns, spin_ns);
     atomic_store(&hdr->fill_overhead_ns, p->substrate_cost_ns + p->safety_margin_ns);
     atomic_store(&hdr->gap_confidence_ppm, (uint32_t)(p->gap_confidence * 1e6 + 0.5));
@@ -352,7 +346,9 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
         !(v->level_mask & ((1u << level) - 1u)))
         return;
     v->beside = beside;
-    v->idle_learned = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
+    uint32_t idle = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
+    v->idle_learned = idle & FIKIT_SHM_IDLE_LEARNED;
+    v->pauses = idle & FIKIT_SHM_IDLE_PAUSES;
     v->idle_after_ns = atomic_load_explicit(&h->idle_after_ns, memory_order_relaxed);
     v->gap_confidence = atomic_load_explicit(&h->gap_confidence_ppm, memory_order_relaxed) / 1e6;
     v->max_queued_ns = atomic_load_explicit(&h->max_queued_ns, memory_order_relaxed);

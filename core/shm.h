@@ -107,6 +107,9 @@ struct fikit_shm_slot {
     struct fikit_trace_event trace[FIKIT_SHM_TRACE];
 };
 
+#define FIKIT_SHM_IDLE_LEARNED 1u
+#define FIKIT_SHM_IDLE_PAUSES 2u
+
 struct fikit_shm_header {
     uint64_t magic;
     uint32_t version;
@@ -119,7 +122,9 @@ struct fikit_shm_header {
     _Atomic uint64_t slot_mask;   /* bit S: slot S holds a registered task */
     _Atomic uint32_t trace_on;    /* clients write their trace ring while set */
     _Atomic uint32_t policy;      /* enum fikit_policy */
-    _Atomic uint32_t idle_learned; /* idle_after_us = auto (fikit_idle_threshold) */
+    _Atomic uint32_t idle_learned; /* FIKIT_SHM_IDLE_LEARNED: idle_after_us = auto
+                                    * (fikit_idle_threshold); | FIKIT_SHM_IDLE_PAUSES:
+                                    * and pauses = on (fikit_pause_threshold) */
     _Atomic uint64_t idle_after_ns; /* the idle threshold; when learned, its floor */
     _Atomic uint64_t next_decision_ns; /* when fikitd next decides for held launches; 0: none due */
     _Atomic uint64_t pass_begun;  /* the arbiter's passes over the slots: the number of the */
@@ -158,10 +163,8 @@ int fikit_shm_create(const char *device_key, const char *device_model, uint64_t 
 int fikit_shm_map(int fd, struct fikit_shm **out);
 void fikit_shm_unmap(struct fikit_shm *shm);
 
-/* The client's publication of one launch (its threads serialise on
- * pub_lock; no system call). */
-void fikit_shm_publish(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub);
-/* The launch path's publication: under the slot's lock, counts the launch,
+/* The launch path's publication (the client's threads serialise on the
+ * slot's pub_lock; no system call): counts the launch,
  * extends the predicted busy time by dur_ns from now, and records what gap
  * is expected after it. Returns the new predicted end of the task's work. */
 uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uint64_t dur_ns,

@@ -81,7 +81,22 @@ static inline void demo_cl_open(struct demo_cl *d)
         fprintf(stderr, "no OpenCL platform (install pocl-opencl-icd)\n");
         exit(1);
     }
-    DEMO_CHECK(clGetDeviceIDs(d->platform, CL_DEVICE_TYPE_DEFAULT, 1, &d->device, NULL));
+    /* FIKIT_DEMO_DEVICE=N: the platform's device N (PoCL offers several with
+     * POCL_DEVICES="pthread pthread"); else its default device. */
+    const char *which = getenv("FIKIT_DEMO_DEVICE");
+    if (which && *which) {
+        cl_device_id ids[16];
+        cl_uint nd = 0;
+        int want = atoi(which);
+        DEMO_CHECK(clGetDeviceIDs(d->platform, CL_DEVICE_TYPE_ALL, 16, ids, &nd));
+        if (want < 0 || (cl_uint)want >= nd) {
+            fprintf(stderr, "FIKIT_DEMO_DEVICE=%s: the platform has %u device%s\n", which, nd, nd == 1 ? "" : "s");
+            exit(1);
+        }
+        d->device = ids[want];
+    } else {
+        DEMO_CHECK(clGetDeviceIDs(d->platform, CL_DEVICE_TYPE_DEFAULT, 1, &d->device, NULL));
+    }
     clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof d->device_name, d->device_name, NULL);
     d->ctx = clCreateContext(NULL, 1, &d->device, NULL, NULL, &err);
     DEMO_CHECK(err);

@@ -1,6 +1,7 @@
 #include "interpose/gate.h"
 
 #include "core/admit.h"
+#include "core/collective.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/sched.h"
@@ -8,7 +9,9 @@
 #include "interpose/learn.h"
 #include "interpose/ptrmap.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -18,9 +21,24 @@
 /* --------------------------------------------------------- kernel names */
 
 struct kernel_name {
-    uint64_t hash; /* fikit_kernel_name_hash(backend, name) */
+    uint64_t hash;   /* fikit_kernel_name_hash(backend, name) */
+    bool collective; /* fikit_collective_kernel, or launched from libnccl */
     char name[];
 };
+
+/* Whether the launch in progress comes from a collective library's code
+ * (fikit_collective_library): asked once per kernel handle. */
+static bool launched_by_collective_library(void)
+{
+    void *frames[32];
+    int n = backtrace(frames, 32);
+    for (int i = 1; i < n; i++) {
+        Dl_info info;
+        if (dladdr(frames[i], &info) && fikit_collective_library(info.dli_fname))
+            return true;
+    }
+    return false;
+}
 
 static struct fikit_ptrmap names = FIKIT_PTRMAP_INIT;
 
@@ -31,7 +49,7 @@ static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
     if (kn)
         return kn;
     char buf[1024];
-    if (!l->kernel || ops->kernel_name(l->kernel, buf, sizeof buf) != 0)
+    if (!l->kernel || ops->kernel_name(l, buf, sizeof buf) != 0)
         snprintf(buf, sizeof buf, "unnamed");
     size_t len = strlen(buf);
     struct kernel_name *n = malloc(sizeof *n + len + 1);
@@ -39,6 +57,10 @@ static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
         return NULL;
     memcpy(n->name, buf, len + 1);
     n->hash = fikit_kernel_name_hash(ops->kind, n->name);
+    /* NCCL and RCCL launch through CUDA and HIP only: an OpenCL program
+     * (which may create kernels by the thousand) never pays the backtrace. */
+    n->collective = fikit_collective_kernel(n->name) ||
+                    (ops->kind != FIKIT_BACKEND_OPENCL && launched_by_collective_library());
     if (fikit_ptrmap_put(&names, l->kernel, n) != 0) {
         static atomic_bool warned; /* launch threads get here at once */
         if (!atomic_exchange(&warned, true)) {
@@ -78,6 +100,33 @@ static uint64_t timer_slack_ns(void)
     return slack;
 }
 
+/* Says once per process, on the program's own stderr, why a launch has
+ * been held for warn_held_after_ms: a kernel longer than every gap of the
+ * levels above waits for them to pause or turn idle, or for max_wait_ms;
+ * fikitd's log and `fikit status` are not where a user looks first. */
+static void say_why_held(const struct fikit_registration *r, const char *name, uint64_t dur,
+                         uint64_t waited)
+{
+    static atomic_bool said;
+    if (atomic_exchange(&said, true))
+        return;
+    const struct fikit_config *cfg = &fikit_client.cfg;
+    char bound[96];
+    if (cfg->max_wait_ns)
+        snprintf(bound, sizeof bound, "it goes at the latest at the first gap after %.0f ms held (max_wait_ms)",
+                 (double)cfg->max_wait_ns / 1e6);
+    else
+        snprintf(bound, sizeof bound, "max_wait_ms = 0: it waits for as long as they stay active");
+    char pred[48];
+    if (dur)
+        snprintf(pred, sizeof pred, "predicted %.3f ms", (double)dur / 1e6);
+    else
+        snprintf(pred, sizeof pred, "never measured");
+    fikit_warn("task %s (priority %d): kernel %s (%s) has waited %.1f s for higher-priority work to "
+               "leave a gap it fits, pause or turn idle; %s (said once; `fikit status` shows each wait)",
+               fikit_client.task, r->level, name ? name : "?", pred, (double)waited / 1e9, bound);
+}
+
 /* A wait that what another program wrote into the segment would make
  * endless ends, and the launch goes unscheduled: said once per process. */
 static void unscheduled_because(const struct fikit_registration *r, const char *why)
@@ -94,7 +143,8 @@ static void unscheduled_because(const struct fikit_registration *r, const char *
  * waiters taken by none of the task's threads, a held launch's state
  * changed to one neither side gives it, or a launch fikitd does not take
  * within FIKIT_PICKUP_WAIT_NS. */
-static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur, uint64_t now)
+static void hold(struct fikit_registration *r, void *stream, uint64_t key, const char *name, uint64_t dur,
+                 uint64_t now)
 {
     struct fikit_shm_slot *slot = r->slot;
     struct fikit_shm_waiter *w;
@@ -145,6 +195,9 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
             }
             continue;
         }
+        uint64_t warn = fikit_client.cfg.warn_held_ns;
+        if (warn && t - now >= warn)
+            say_why_held(r, name, dur, t - now);
         /* fikitd was rung and decides about this launch in its next pass,
          * usually within microseconds, often by granting it (the task in
          * front sits in a gap): wait for that decision spinning, since a
@@ -232,8 +285,8 @@ static void sleep_until(uint64_t until)
 /* Asks fikit_admit whether the launch goes now, fills a gap by itself,
  * waits for its queue to drain or to look again, or is held for fikitd,
  * and does what it says: returns when the launch may go. */
-static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur,
-                      uint64_t now)
+static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, const char *name,
+                      uint64_t dur, bool collective, uint64_t now)
 {
     if (fikit_admit_nothing_above(atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed),
                                   r->level))
@@ -246,7 +299,7 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
         /* Its own queue as it knows it, not as the slot shows it: a pace
          * lasts at most what the task itself launched. */
         v.own_busy_until_ns = fikit_shm_own_busy_until(&r->own);
-        fikit_admit(&v, now, dur, &a);
+        fikit_collective_admit(&v, now, dur, collective, &a);
         switch (a.kind) {
         case FIKIT_ADMIT_GO:
             return now;
@@ -273,7 +326,7 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
             trace(r, FIKIT_TRACE_PACE, key, 0, fikit_now_ns() - now);
             break;
         case FIKIT_ADMIT_HOLD:
-            hold(r, stream, key, dur, now);
+            hold(r, stream, key, name, dur, now);
             return fikit_now_ns();
         }
         now = fikit_now_ns();
@@ -299,6 +352,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
         return;
     struct fikit_client *c = &fikit_client;
     uint64_t name_hash;
+    bool collective = false; /* hook-named launches: graphs, OpenCL native kernels */
     if (l->name) {
         g->name = l->name;
         name_hash = fikit_kernel_name_hash(ops->kind, l->name);
@@ -308,6 +362,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
             return;
         g->name = kn->name;
         name_hash = kn->hash;
+        collective = kn->collective;
     }
     g->dev = d;
     g->ops = ops;
@@ -318,7 +373,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
 
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
     if (r) {
-        uint64_t now = admit(r, l->stream, g->key, dur, fikit_now_ns());
+        uint64_t now = admit(r, l->stream, g->key, g->name, dur, collective, fikit_now_ns());
         struct fikit_gap_pred gap;
         fikit_predict_gap(d->pred, g->prev, g->key, &gap);
         uint64_t busy = fikit_shm_publish_own(r->slot, &r->own, now, dur, g->key, &gap,
@@ -339,7 +394,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
             g->sample = true;
             if (left <= 1)
                 atomic_store_explicit(&c->sample_countdown, c->sample_period, memory_order_relaxed);
-        } else if (dur == 0 && fikit_learn_room() > 64) {
+        } else if (dur == 0 && fikit_learn_room(&c->learner) > 64) {
             g->sample = true;
         }
     }
@@ -359,6 +414,6 @@ void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool lau
                              .name = g->name, .shmem = l->shmem, .marker = g->marker};
     memcpy(s.grid, l->grid, sizeof s.grid);
     memcpy(s.block, l->block, sizeof s.block);
-    if (!fikit_learn_submit(&s))
+    if (!fikit_learn_submit(&fikit_client.learner, &s))
         g->ops->marker_release(&g->marker);
 }

@@ -132,13 +132,6 @@ void *fikit_hip_runtime_handle(const char **path)
  * NULL stream while there is no device: ROCm 5.2 crashes then. */
 static _Thread_local bool thread_ready;
 
-/* How to name the kernel of this thread's launch being described. */
-static _Thread_local struct {
-    const void *kernel;
-    enum fikit_hip_kernel_kind kind;
-    hipStream_t stream;
-} naming;
-
 bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind kind,
                         const void *k, hipStream_t s, bool spt, const unsigned grid[3],
                         const unsigned block[3], size_t shmem, const char *name)
@@ -173,6 +166,7 @@ bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind 
     l->backend = FIKIT_BACKEND_HIP;
     l->device = DEV_HANDLE(dev);
     l->kernel = (void *)k;
+    l->kernel_kind = (int)kind;
     l->stream = st;
     for (int i = 0; i < 3; i++) {
         l->grid[i] = grid ? grid[i] : 0;
@@ -181,25 +175,23 @@ bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind 
     l->shmem = shmem > UINT32_MAX ? UINT32_MAX : (uint32_t)shmem;
     l->name = kind == FIKIT_HIP_NAMED ? name : NULL;
     l->launch_event = NULL;
-    naming.kernel = k;
-    naming.kind = kind;
-    /* Those special streams are on the current device, as is the null one:
-     * naming through NULL does not create the per-thread stream early. */
-    naming.stream = (uintptr_t)st <= 2 ? NULL : st;
     return true;
 }
 
 /* ------------------------------------------------------------------ ops */
 
-static int kernel_name(void *kernel, char *buf, size_t len)
+/* A host function and a hipFunction_t cannot be told apart from the
+ * pointer: the launch's kernel_kind says which it is. */
+static int kernel_name(const struct fikit_launch_desc *l, char *buf, size_t len)
 {
-    if (!kernel || kernel != naming.kernel)
-        return -ENOENT; /* not the launch being described on this thread */
     const char *n = NULL;
-    if (naming.kind == FIKIT_HIP_FUNCTION)
-        n = rt.KernelNameRef((hipFunction_t)kernel);
-    else if (naming.kind == FIKIT_HIP_HOST_FUNCTION)
-        n = rt.KernelNameRefByPtr(kernel, naming.stream);
+    /* The null, legacy and per-thread streams are on the current device:
+     * naming through NULL does not create the per-thread stream early. */
+    hipStream_t s = (uintptr_t)l->stream <= 2 ? NULL : (hipStream_t)l->stream;
+    if (l->kernel_kind == FIKIT_HIP_FUNCTION)
+        n = rt.KernelNameRef((hipFunction_t)l->kernel);
+    else if (l->kernel_kind == FIKIT_HIP_HOST_FUNCTION)
+        n = rt.KernelNameRefByPtr(l->kernel, s);
     if (!n || !*n)
         return -ENOENT;
     snprintf(buf, len, "%s", n);
@@ -240,13 +232,9 @@ static int device_identity(const struct fikit_launch_desc *l, char *key, size_t 
     return 0;
 }
 
-static struct fikit_captures captures;
+struct fikit_captures fikit_hip_captures;
 
-void fikit_hip_capture_began(void) { fikit_captures_began(&captures); }
-
-void fikit_hip_capture_ended(void) { fikit_captures_ended(&captures); }
-
-static bool captures_open(void) { return fikit_captures_any(&captures); }
+static bool captures_open(void) { return fikit_captures_any(&fikit_hip_captures); }
 
 static bool stream_capturing(const struct fikit_launch_desc *l)
 {
@@ -274,28 +262,6 @@ static void *event_create(void *dev)
     return ev;
 }
 
-static void event_destroy(void *ev)
-{
-    if (rt.EventDestroy)
-        rt.EventDestroy((hipEvent_t)ev);
-}
-
-static bool event_record(void *ev, void *stream)
-{
-    return rt.EventRecord((hipEvent_t)ev, (hipStream_t)stream) == hipSuccess;
-}
-
-static int event_query(void *ev)
-{
-    hipError_t r = rt.EventQuery((hipEvent_t)ev);
-    return r == hipSuccess ? 0 : r == hipErrorNotReady ? -EAGAIN : -EIO;
-}
-
-static bool event_elapsed(float *ms, void *a, void *b)
-{
-    return rt.EventElapsedTime(ms, (hipEvent_t)a, (hipEvent_t)b) == hipSuccess;
-}
-
 /* The learner thread reads events in relaxed capture mode, so that it can
  * never invalidate a graph capture that another thread of the program runs
  * in global mode. (HIP events carry their device: no device to select.) */
@@ -311,17 +277,7 @@ static void reader_setup(void *dev)
     }
 }
 
-static const struct fikit_event_ops event_ops = {
-    .create = event_create,
-    .destroy = event_destroy,
-    .record = event_record,
-    .query = event_query,
-    .elapsed_ms = event_elapsed,
-    .reader_setup = reader_setup,
-};
-
-static struct fikit_event_pair events = FIKIT_EVENT_PAIR_INIT(&event_ops);
-FIKIT_EVENT_PAIR_MARKERS(events)
+FIKIT_EVENT_PAIR_OVER(rt, hipEvent_t, hipStream_t, hipSuccess, hipErrorNotReady, event_create, reader_setup)
 
 const struct fikit_backend_ops fikit_hip_ops = {
     .kind = FIKIT_BACKEND_HIP,

@@ -10,6 +10,7 @@
 #define FIKIT_BACKENDS_HIP_H
 
 #include "backends/backend.h"
+#include "backends/capture.h"
 
 /* hip_runtime_api.h is plain C on the AMD platform once it is selected. */
 #if !defined(__HIP_PLATFORM_AMD__)
@@ -100,18 +101,15 @@ void *fikit_hip_runtime_handle(const char **path);
  * per-thread default-stream semantics (spt: a NULL stream then means
  * hipStreamPerThread). Returns false if no device can be named for it (no
  * device, an invalid stream, the runtime not found): the real call then
- * reports that, unchanged. name: for kind FIKIT_HIP_NAMED.
- *
- * Also remembers, for this thread, how to name k: the gate asks
- * ops->kernel_name(k) right after this, on this thread, and a host function
- * and a hipFunction_t cannot be told apart from the pointer alone. */
+ * reports that, unchanged. name: for kind FIKIT_HIP_NAMED. l->kernel_kind
+ * keeps kind: a host function and a hipFunction_t cannot be told apart from
+ * the pointer alone when the gate asks ops->kernel_name(l). */
 bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind kind,
                         const void *k, hipStream_t s, bool spt, const unsigned grid[3],
                         const unsigned block[3], size_t shmem, const char *name);
 
-/* Stream captures this process has open, kept by the interposer's capture
- * hooks: while there are none, launches need no capture query. */
-void fikit_hip_capture_began(void);
-void fikit_hip_capture_ended(void);
+/* Stream captures this process has open, kept by the capture hooks: while
+ * there are none, launches need no capture query. */
+extern struct fikit_captures fikit_hip_captures;
 
 #endif

@@ -10,10 +10,10 @@ void fikit_opencl_set_target(const struct _cl_icd_dispatch *target) { next = tar
 
 const struct _cl_icd_dispatch *fikit_opencl_target(void) { return next; }
 
-static int kernel_name(void *kernel, char *buf, size_t len)
+static int kernel_name(const struct fikit_launch_desc *l, char *buf, size_t len)
 {
     size_t got = 0;
-    if (next->clGetKernelInfo((cl_kernel)kernel, CL_KERNEL_FUNCTION_NAME, len, buf, &got) !=
+    if (next->clGetKernelInfo((cl_kernel)l->kernel, CL_KERNEL_FUNCTION_NAME, len, buf, &got) !=
         CL_SUCCESS)
         return -EINVAL;
     buf[len - 1] = '\0';

@@ -5,7 +5,8 @@
  * fikit that sits between a program and the driver: every entry point a
  * launch can take (exported names, _ptsz variants, cuGetProcAddress v1 and
  * v2 with stream flags, dlsym on this library), parameter passing, kernel
- * naming, stream capture and graph launches. It counts the launches that
+ * naming, stream capture and graph launches, and a node of several devices
+ * as CUDA_VISIBLE_DEVICES shows them (below). It counts the launches that
  * reached it (FAKECUDA_COUNT) so tests can check nothing was lost. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define API __attribute__((visibility("default"))) CUresult CUDAAPI
@@ -33,8 +35,13 @@ struct fn {
     size_t size[8];   /* and how big each is */
 };
 
+/* The last two scale like _Z5scalePffi: one named as NCCL names its
+ * collectives, and one that only tests/fakecuda/fake_nccl.c (a libnccl.so.2)
+ * launches, so fikit can know it only by who launched it. */
 static const struct fn functions[] = {{"vec_add", k_vec_add, 4, {8, 8, 8, 4}},
-                                      {"_Z5scalePffi", k_scale, 3, {8, 4, 4}}};
+                                      {"_Z5scalePffi", k_scale, 3, {8, 4, 4}},
+                                      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", k_scale, 3, {8, 4, 4}},
+                                      {"_Z9reduce_inPffi", k_scale, 3, {8, 4, 4}}};
 
 /* ------------------------------------------------------------- counting */
 
@@ -54,20 +61,143 @@ __attribute__((destructor)) static void report(void)
 
 /* ------------------------------------------------------ device, context */
 
-static int fake_ctx_storage;
+/* A node of FAKECUDA_DEVICES devices (default 2, 1 to 8), one model, each
+ * with its own UUID: physical device p's bytes are all 0xab but the first
+ * and the last, which are 0xab + p (device 0: the one UUID the double had
+ * before it had several). The program sees them as the driver shows them
+ * through CUDA_VISIBLE_DEVICES: unset, every device in order; set, a
+ * comma-separated list of entries, each an index or a UUID written as
+ * nvidia-smi prints it ("GPU-" then the digits with their dashes, or a prefix
+ * of that naming one device alone), numbered from 0 in the list's order. The
+ * first entry that names no device (or one already listed) ends the list:
+ * "0,2,-1,1" shows devices 0 and 2. Set and empty, or with no valid first
+ * entry, it shows none, and cuInit fails with CUDA_ERROR_NO_DEVICE. */
+#define MAX_DEVICES 8
+
+static int nphysical, nvisible, visible[MAX_DEVICES]; /* visible[ordinal] = physical device */
+static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
+
+static void physical_uuid(int p, unsigned char b[16])
+{
+    memset(b, 0xab, 16);
+    b[0] = b[15] = (unsigned char)(0xab + p);
+}
+
+static void uuid_text(int p, char *out, size_t len)
+{
+    unsigned char b[16];
+    physical_uuid(p, b);
+    snprintf(out, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* The physical device one entry names, or -1. */
+static int entry_device(const char *e, size_t len)
+{
+    if (len == 0)
+        return -1;
+    if (len > 4 && strncmp(e, "GPU-", 4) == 0) {
+        int found = -1;
+        for (int p = 0; p < nphysical; p++) {
+            char u[64];
+            uuid_text(p, u, sizeof u);
+            if (len <= strlen(u) && strncasecmp(u, e, len) == 0) {
+                if (found >= 0)
+                    return -1; /* a prefix of two devices' UUIDs names neither */
+                found = p;
+            }
+        }
+        return found;
+    }
+    int v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (e[i] < '0' || e[i] > '9' || v > MAX_DEVICES)
+            return -1;
+        v = v * 10 + (e[i] - '0');
+    }
+    return v < nphysical ? v : -1;
+}
+
+static void devices_init(void)
+{
+    const char *n = getenv("FAKECUDA_DEVICES");
+    nphysical = n && atoi(n) >= 1 ? atoi(n) : 2;
+    if (nphysical > MAX_DEVICES)
+        nphysical = MAX_DEVICES;
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    if (!cvd) {
+        for (int p = 0; p < nphysical; p++)
+            visible[nvisible++] = p;
+        return;
+    }
+    for (const char *e = cvd; nvisible < MAX_DEVICES;) {
+        size_t len = strcspn(e, ",");
+        int p = entry_device(e, len);
+        for (int i = 0; i < nvisible && p >= 0; i++)
+            if (visible[i] == p)
+                p = -1;
+        if (p < 0)
+            break;
+        visible[nvisible++] = p;
+        if (!e[len])
+            break;
+        e += len + 1;
+    }
+}
+
+static int visible_count(void)
+{
+    pthread_once(&devices_once, devices_init);
+    return nvisible;
+}
+
+/* A device's primary context; a context knows its device's ordinal. */
+struct CUctx_st {
+    int ordinal;
+};
+static struct CUctx_st contexts[MAX_DEVICES];
 static _Thread_local CUcontext current;
 
-API cuInit(unsigned flags) { (void)flags; return CUDA_SUCCESS; }
+API cuInit(unsigned flags) { (void)flags; return visible_count() ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE; }
 API cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
-API cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
-API cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
-API cuDeviceGetName(char *name, int len, CUdevice d) { (void)d; snprintf(name, (size_t)len, "Fake CUDA Device"); return CUDA_SUCCESS; }
-API cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) { (void)d; memset(u->bytes, 0xab, sizeof u->bytes); return CUDA_SUCCESS; }
+API cuDeviceGet(CUdevice *d, int ordinal)
+{
+    *d = ordinal;
+    return ordinal >= 0 && ordinal < visible_count() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+API cuDeviceGetCount(int *n) { *n = visible_count(); return CUDA_SUCCESS; }
+API cuDeviceGetName(char *name, int len, CUdevice d)
+{
+    if (d < 0 || d >= visible_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    snprintf(name, (size_t)len, "Fake CUDA Device");
+    return CUDA_SUCCESS;
+}
+API cuDeviceGetUuid_v2(CUuuid *u, CUdevice d)
+{
+    if (d < 0 || d >= visible_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    physical_uuid(visible[d], (unsigned char *)u->bytes);
+    return CUDA_SUCCESS;
+}
 API cuDeviceGetUuid(CUuuid *u, CUdevice d) { return cuDeviceGetUuid_v2(u, d); }
-API cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { (void)d; *c = (CUcontext)&fake_ctx_storage; return CUDA_SUCCESS; }
+API cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{
+    if (d < 0 || d >= visible_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    contexts[d].ordinal = d;
+    *c = &contexts[d];
+    return CUDA_SUCCESS;
+}
 API cuCtxSetCurrent(CUcontext c) { current = c; return CUDA_SUCCESS; }
 API cuCtxGetCurrent(CUcontext *c) { *c = current; return CUDA_SUCCESS; }
-API cuCtxGetDevice(CUdevice *d) { if (!current) return CUDA_ERROR_INVALID_CONTEXT; *d = 0; return CUDA_SUCCESS; }
+API cuCtxGetDevice(CUdevice *d)
+{
+    if (!current)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *d = current->ordinal;
+    return CUDA_SUCCESS;
+}
 API cuCtxSynchronize(void) { return CUDA_SUCCESS; }
 
 /* --------------------------------------------------------------- memory */

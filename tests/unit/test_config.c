@@ -4,6 +4,7 @@
 #include "core/shm.h"
 
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -141,8 +142,9 @@ Test(config, unknown_key)
 {
     expect_error("[scheduler]\npolicy = fill\npolcy = strict\n",
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
-                 "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, recheck_us, "
-                 "starve_after_us, max_queued_us, beside_max_slowdown, poll_us, spin_us)");
+                 "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, pauses, recheck_us, "
+                 "starve_after_us, max_queued_us, max_wait_ms, mps_lower_share, mps_lower_thread_percentage, "
+                 "beside_max_slowdown, poll_us, spin_us)");
 }
 
 Test(config, bad_number)
@@ -207,8 +209,18 @@ Test(config, share_beside_needs_a_thread_cap_under_mps)
 Test(config, beside_max_slowdown_is_off_or_a_slowdown)
 {
     expect_error("[scheduler]\nbeside_max_slowdown = 0.5\n",
-                 "2: [scheduler] beside_max_slowdown = 0.5: below 1 (a slowdown) (accepted: 0 (off) or a "
+                 "2: [scheduler] beside_max_slowdown = 0.5: out of range (accepted: 0 (off) or a "
                  "number from 1 to 10)");
+    expect_error("[scheduler]\nbeside_max_slowdown = 11\n",
+                 "2: [scheduler] beside_max_slowdown = 11: out of range (accepted: 0 (off) or a "
+                 "number from 1 to 10)");
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    cr_assert_eq(fikit_config_load_file(write_ini("[scheduler]\nbeside_max_slowdown = 0.0\n"), &c, &err), 0);
+    cr_assert_eq(c.beside_max_slowdown, 0);
+    cr_assert_eq(fikit_config_load_file(write_ini("[scheduler]\nbeside_max_slowdown = 1.5\n"), &c, &err), 0);
+    cr_assert_eq(c.beside_max_slowdown, 1.5);
 }
 
 Test(config, spin_us_auto_spins_only_with_cores_to_spare)
@@ -510,4 +522,178 @@ Test(config, long_line_is_still_named)
     fikit_config_defaults(&c);
     cr_assert_eq(fikit_config_load_file(write_ini(text), &c, &err), -EINVAL);
     cr_assert(strstr(err.msg, ":2: line longer than"), "%s", err.msg);
+}
+
+/* ------------------------------------------------- the table and fikit.ini */
+
+/* Whether text holds needle as a whole: not followed by more of a word or a
+ * number ("0..10" is not "0..100"). */
+static bool has_phrase(const char *text, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *p = text; (p = strstr(p, needle)); p++) {
+        char next = p[n];
+        if (!(isalnum((unsigned char)next) || next == '_' ||
+              (next == '.' && isdigit((unsigned char)p[n + 1]))))
+            return true;
+    }
+    return false;
+}
+
+static int row_of(const char *section, const char *key)
+{
+    for (size_t i = 0; i < fikit_conf_nkeys; i++)
+        if (fikit_conf_name_matches(fikit_conf_keys[i].section, section) &&
+            fikit_conf_name_matches(fikit_conf_keys[i].key, key))
+            return (int)i;
+    return -1;
+}
+
+/* Checks row i against the comment block that documents it: the accepted
+ * list the table gives, and for a key set in the file, its default. */
+static void check_doc(int i, const char *block, const char *value, bool assigned)
+{
+    const struct fikit_conf_key *k = &fikit_conf_keys[i];
+    char want[256], acc[200];
+    fikit_conf_accepted(k, true, acc, sizeof acc);
+    snprintf(want, sizeof want, assigned ? "Accepted: %s" : "%s", acc);
+    cr_expect(has_phrase(block, want), "conf/fikit.ini: [%s] %s is not documented with \"%s\" (from the "
+              "table in conf/config.c); its comment: %s", k->section, k->key, want, block);
+    if (!assigned || !k->def)
+        return;
+    snprintf(want, sizeof want, "Default: %s", k->def);
+    cr_expect(has_phrase(block, want), "conf/fikit.ini: [%s] %s: no \"%s\" in its comment: %s", k->section,
+              k->key, want, block);
+    cr_expect_str_eq(value, k->def, "conf/fikit.ini: [%s] %s = %s, the table's default is %s", k->section,
+                     k->key, value, k->def);
+}
+
+Test(config, ini_documents_every_key_of_the_table_and_no_other)
+{
+    FILE *f = fopen(FIKIT_SOURCE_DIR "/conf/fikit.ini", "r");
+    cr_assert(f);
+    bool documented[256] = {false};
+    cr_assert_lt(fikit_conf_nkeys, 256);
+    char line[512], section[128] = "", block[8192] = "";
+    char listed[32][64];
+    int nlisted = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == ';' || line[0] == '#') {
+            /* The comment of the next key or section, as one text; a line
+             * "   name   ..." lists a name (a key, or an enum's value). */
+            const char *t = line + 1;
+            size_t indent = strspn(t, " ");
+            char word[64] = "", eq[4] = "";
+            if (indent == 3 && nlisted < 32 && sscanf(t, "%63[a-zA-Z_.]", word) == 0 &&
+                sscanf(t + indent, "%63[a-zA-Z_.]", word) == 1)
+                snprintf(listed[nlisted++], sizeof listed[0], "%s", word);
+            /* A key set in an example, commented out: "; user.inference = 0". */
+            if (sscanf(t + indent, "%63[a-z_.] %3s", word, eq) == 2 && strcmp(eq, "=") == 0 && indent == 1) {
+                int i = row_of(section, word);
+                cr_expect_geq(i, 0, "conf/fikit.ini: [%s] %s (an example) is not a key of the table", section,
+                              word);
+            }
+            size_t used = strlen(block);
+            snprintf(block + used, sizeof block - used, "%s%s", used ? " " : "", t + indent);
+            continue;
+        }
+        char key[64], value[256];
+        if (line[0] == '[') {
+            cr_assert_eq(sscanf(line, "[%127[^]]]", section), 1, "%s", line);
+            /* The comment before a section lists the section's keys. */
+            for (int j = 0; j < nlisted; j++) {
+                int i = row_of(section, listed[j]);
+                cr_expect_geq(i, 0, "conf/fikit.ini: [%s] lists %s, not a key of the table", section, listed[j]);
+                if (i >= 0) {
+                    check_doc(i, block, NULL, false);
+                    documented[i] = true;
+                }
+            }
+        } else if (sscanf(line, "%63s = %255s", key, value) == 2) {
+            int i = row_of(section, key);
+            cr_expect_geq(i, 0, "conf/fikit.ini: [%s] %s is not a key of the table", section, key);
+            /* A key without a default ([task.serve] priority = 0) is an
+             * example; the section's comment documents it. */
+            if (i >= 0 && fikit_conf_keys[i].def) {
+                check_doc(i, block, value, true);
+                documented[i] = true;
+            }
+            /* Keys listed in a key's comment (the [limits] rules). */
+            for (int j = 0; j < nlisted; j++) {
+                int l = row_of(section, listed[j]);
+                if (l >= 0 && !documented[l]) {
+                    check_doc(l, block, NULL, false);
+                    documented[l] = true;
+                }
+            }
+        } else {
+            continue; /* a blank line */
+        }
+        block[0] = '\0';
+        nlisted = 0;
+    }
+    fclose(f);
+    for (size_t i = 0; i < fikit_conf_nkeys; i++)
+        cr_expect(documented[i], "[%s] %s is in the table (conf/config.c) but not documented in conf/fikit.ini",
+                  fikit_conf_keys[i].section, fikit_conf_keys[i].key);
+}
+
+/* The table's defaults are what fikit_config_defaults gives, and the policy
+ * keys' defaults are core's (fikit_sched_params_default). */
+Test(config, table_defaults_are_core_defaults)
+{
+    struct fikit_config c;
+    fikit_config_defaults(&c);
+    struct fikit_sched_params core, conf;
+    fikit_sched_params_default(&core);
+    fikit_config_sched_params(&c, -1, &conf);
+    cr_expect_eq(conf.policy, core.policy);
+    cr_expect_eq(conf.safety_margin_ns, core.safety_margin_ns);
+    cr_expect_eq(conf.gap_confidence, core.gap_confidence);
+    cr_expect_eq(conf.idle_learned, core.idle_learned);
+    cr_expect_eq(conf.pauses, core.pauses);
+    cr_expect_eq(conf.recheck_ns, core.recheck_ns);
+    cr_expect_eq(conf.starve_after_ns, core.starve_after_ns);
+    cr_expect_eq(conf.max_queued_ns, core.max_queued_ns);
+    cr_expect_eq(conf.max_wait_ns, core.max_wait_ns);
+    cr_expect_eq(conf.beside_max_slowdown, core.beside_max_slowdown);
+    cr_expect_eq(c.log_level, FIKIT_LOG_WARN);
+    cr_expect_eq(c.spin_ns, FIKIT_SPIN_AUTO);
+    cr_expect_eq(c.poll_ns, 50000);
+    cr_expect_eq(c.trace_events, 65536);
+    cr_expect_eq(c.warn_held_ns, 10000000000ull);
+    cr_expect_eq(c.metrics_interval_ns, 5000000000ull);
+    cr_expect_eq(c.sample_rate, 0.02);
+    cr_expect_eq(c.default_priority, 5);
+    cr_expect_eq(c.limit_default, 0);
+    cr_expect_str_empty(c.socket_path);
+    cr_expect_str_empty(c.metrics_file);
+    cr_expect_eq(c.idle_after_ns, 0);
+}
+
+/* Every row is well formed: a default the row itself accepts, bounds in
+ * order, a field inside its struct. */
+Test(config, table_rows_are_well_formed)
+{
+    for (size_t i = 0; i < fikit_conf_nkeys; i++) {
+        const struct fikit_conf_key *k = &fikit_conf_keys[i];
+        cr_expect(k->min <= k->max && k->dmin <= k->dmax, "[%s] %s: bounds", k->section, k->key);
+        cr_expect(k->type != FIKIT_CONF_UINT || k->scale >= 1, "[%s] %s: no scale", k->section, k->key);
+        cr_expect(k->type != FIKIT_CONF_ENUM || (k->nnames > 0 && k->name), "[%s] %s: no names", k->section,
+                  k->key);
+        size_t limit = strncmp(k->section, "task.", 5) == 0 ? sizeof(struct fikit_task_conf)
+                       : strchr(k->key, '.')               ? sizeof(struct fikit_limit)
+                                                           : sizeof(struct fikit_config);
+        cr_expect(k->off + k->size <= limit, "[%s] %s: field outside its struct", k->section, k->key);
+        if (k->def) {
+            char text[256];
+            snprintf(text, sizeof text, "[%s]\n%s = %s\n", k->section, k->key, k->def);
+            struct fikit_config c;
+            struct fikit_err err;
+            fikit_config_defaults(&c);
+            cr_expect_eq(fikit_config_load_file(write_ini(text), &c, &err), 0, "[%s] %s: default %s: %s",
+                         k->section, k->key, k->def, err.msg);
+        }
+    }
 }

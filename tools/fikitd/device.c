@@ -304,6 +304,10 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
         dev->grants_fit++;
     else if (g->reason == FIKIT_GRANT_STARVED)
         dev->grants_starved++;
+    else if (g->reason == FIKIT_GRANT_PAUSE)
+        dev->grants_pause++;
+    else if (g->reason == FIKIT_GRANT_OVERDUE)
+        dev->grants_overdue++;
     else
         dev->grants_other++;
     if (dev->tracing) {

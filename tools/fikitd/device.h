@@ -48,6 +48,7 @@ struct fikitd_device {
     struct fikitd_slot_info slots[FIKIT_SHM_SLOTS];
     int next_slot;        /* rotating, so a slot is reused as late as possible */
     uint64_t grants_free, grants_fit, grants_starved, grants_other;
+    uint64_t grants_pause, grants_overdue;
     uint64_t nudges; /* held threads woken ahead of a decision */
     uint64_t passes; /* the arbiter's passes (the segment's pass_begun) */
     /* The arbiter's own latency: how long a posted launch waits before the
