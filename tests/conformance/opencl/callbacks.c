@@ -65,8 +65,7 @@ int main(int argc, char **argv)
 {
     struct conf c;
     conf_open(argc, argv, &c);
-    cl_program p = conf_build(&c, CONF_SRC_STEPS);
-    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice");
+    CONF_STEPS(&c, p, add1, twice);
     int init[N], want[N];
     for (int i = 0; i < N; i++)
         init[i] = want[i] = i;

@@ -348,4 +348,18 @@ static inline void conf_alternate(const cl_device_id two[2], int rounds, const c
     conf_release("mkkpqqc", buf, add1, twice, p, q[0], q[1], ctx);
 }
 
+/* An event's execution status: CL_QUEUED ... CL_COMPLETE, or an error. */
+static inline cl_int conf_status(cl_event e)
+{
+    cl_int st;
+    CL(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    return st;
+}
+
+/* The program of CONF_SRC_STEPS on c's device, p, and its kernels add1 and
+ * twice, declared in the case. */
+#define CONF_STEPS(c, p, add1, twice)                                                              \
+    cl_program p = conf_build((c), CONF_SRC_STEPS);                                               \
+    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice")
+
 #endif

@@ -10,8 +10,7 @@ int main(int argc, char **argv)
 {
     struct conf c;
     conf_open(argc, argv, &c);
-    cl_program p = conf_build(&c, CONF_SRC_STEPS);
-    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice");
+    CONF_STEPS(&c, p, add1, twice);
     static const char ops[] = "aatatttaatatatta";
     int want[N], init[N];
     for (int i = 0; i < N; i++)

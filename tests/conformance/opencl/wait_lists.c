@@ -14,8 +14,8 @@ int main(int argc, char **argv)
     cl_command_queue qb = clCreateCommandQueue(c.ctx, c.device, 0, &err);
     CLERR(err);
     cl_command_queue qs[2] = {c.queue, qb};
-    cl_program p = conf_build(&c, CONF_SRC_STEPS);
-    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice"), sum2 = conf_kernel(p, "sum2");
+    CONF_STEPS(&c, p, add1, twice);
+    cl_kernel sum2 = conf_kernel(p, "sum2");
     int want[N], init[N];
     for (int i = 0; i < N; i++)
         init[i] = want[i] = i % 11;
