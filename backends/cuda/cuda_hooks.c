@@ -90,14 +90,7 @@ static struct fikit_hook hooks[H_COUNT + 1] = {
 };
 
 /* CUDA as the interposer sees it. */
-const struct fikit_backend fikit_cuda_backend = {
-    .ops = &fikit_cuda_ops,
-    .hooks = hooks,
-    .symbol_starts = "c",
-    .libraries = libcuda,
-};
-
-__attribute__((constructor)) static void register_cuda(void) { fikit_backend_register(&fikit_cuda_backend); }
+FIKIT_BACKEND_DEFINE(cuda, .ops = &fikit_cuda_ops, .hooks = hooks, .symbol_starts = "c", .libraries = libcuda)
 
 /* fikit's own driver calls go through the driver's cuGetProcAddress. */
 static void driver_ready(void)
