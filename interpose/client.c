@@ -53,16 +53,16 @@ static void after_fork_child(void)
 /* share = beside lets the task run while higher levels are active, which is
  * safe only with the MPS thread cap that keeps it off part of the SMs: the
  * cap must be in this process's environment (fikit-launch puts it there). */
-static bool thread_cap_in_force(const char *task, const struct fikit_task_conf *tc)
+static bool thread_cap_in_force(const char *task, int thread_pct)
 {
     const char *cap = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
     char *end = NULL;
     long v = cap && *cap ? strtol(cap, &end, 10) : 0;
-    if (end && !*end && v >= 1 && v <= tc->mps_thread_percentage)
+    if (end && !*end && v >= 1 && v <= thread_pct)
         return true;
     fikit_warn("task %s: share = beside, but CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is %s%s%s (want 1 to "
                "%d; start the task with fikit-launch): it shares only the gaps of higher levels",
-               task, cap ? "'" : "not set", cap ? cap : "", cap ? "'" : "", tc->mps_thread_percentage);
+               task, cap ? "'" : "not set", cap ? cap : "", cap ? "'" : "", thread_pct);
     return false;
 }
 
@@ -111,7 +111,9 @@ static void init_once_fn(void)
             fikit_warn("FIKIT_PRIORITY=%s is not a priority from 0 to 9; using %d", prio,
                        c->priority);
     }
-    c->beside = tc && tc->share == FIKIT_SHARE_BESIDE && thread_cap_in_force(c->task, tc);
+    struct fikit_task_sharing sharing;
+    fikit_config_task_sharing(&c->cfg, tc, c->priority, &sharing);
+    c->beside = sharing.share == FIKIT_SHARE_BESIDE && thread_cap_in_force(c->task, sharing.thread_pct);
     const char *measure = getenv("FIKIT_MEASURE");
     c->measure = measure && strcmp(measure, "1") == 0;
     c->backend = c->cfg.backend;

@@ -33,6 +33,10 @@ struct fikit_registration {
     int slot_index;
     int level;
     uint64_t generation;
+    /* The task's own: what it publishes, kept here (the slot shows a copy),
+     * and how many of its threads hold a waiter of the slot. */
+    struct fikit_shm_own own;
+    _Atomic uint32_t holding;
 };
 
 struct fikit_client_device {

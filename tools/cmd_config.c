@@ -70,6 +70,7 @@ int fikit_cmd_config(int argc, char **argv)
     printf("recheck_us        %llu\n", (unsigned long long)cfg.recheck_ns / 1000);
     printf("starve_after_us   %llu\n", (unsigned long long)cfg.starve_after_ns / 1000);
     printf("max_queued_us     %llu\n", (unsigned long long)cfg.max_queued_ns / 1000);
+    printf("max_wait_ms       %llu\n", (unsigned long long)cfg.max_wait_ns / 1000000);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t spin = fikit_config_spin_ns(&cfg, cpus, false);
     char spin_here[64];
@@ -82,6 +83,9 @@ int fikit_cmd_config(int argc, char **argv)
                "device that computes on the CPUs)\n", spin_here, cpus, FIKIT_SPIN_AUTO_MIN_CPUS);
     else
         printf("spin_us           %s\n", spin_here);
+    printf("pauses            %s\n", cfg.pauses ? "on" : "off");
+    printf("mps_lower_share   %s\n", fikit_share_name(cfg.mps_lower_share));
+    printf("mps_lower_thread_percentage %d\n", cfg.mps_lower_thread_pct);
     if (cfg.beside_max_slowdown)
         printf("beside_max_slowdown %g\n", cfg.beside_max_slowdown);
     else

@@ -140,9 +140,10 @@ int fikit_cmd_status(int argc, char **argv)
                    d->model, fikit_policy_name(d->policy), d->substrate_cost_ns / 1000.0,
                    d->safety_margin_ns / 1000.0, tracing);
             printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu starved, "
-                   "%llu other; %llu held threads woken ahead of a decision\n",
+                   "%llu pause, %llu overdue, %llu other; %llu held threads woken ahead of a decision\n",
                    top, (unsigned long long)d->held_now, (unsigned long long)d->grants_free,
                    (unsigned long long)d->grants_fit, (unsigned long long)d->grants_starved,
+                   (unsigned long long)d->grants_pause, (unsigned long long)d->grants_overdue,
                    (unsigned long long)d->grants_other, (unsigned long long)d->nudges);
             printf("  arbiter: pickup p50 %.1f us, p99 %.1f us, max %.1f us (%llu launches); "
                    "pass p50 %.1f us, p99 %.1f us, max %.1f us (%llu passes)\n",

@@ -650,6 +650,8 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
     md->grants_free = dev->grants_free;
     md->grants_fit = dev->grants_fit;
     md->grants_starved = dev->grants_starved;
+    md->grants_pause = dev->grants_pause;
+    md->grants_overdue = dev->grants_overdue;
     md->grants_other = dev->grants_other;
     md->nudges = dev->nudges;
     md->pickups = dev->pickup.count;
