@@ -183,6 +183,22 @@ static inline int demo_options(int argc, char **argv, struct demo_opts *o, const
 
 /* ------------------------------------------------------------ the service */
 
+/* Request r's input: rand() words, seeded by --seed, marked with r. */
+static inline void demo_request_input(uint32_t *in, long size, long r)
+{
+    for (long i = 0; i < size; i++)
+        in[i] = (uint32_t)rand() ^ ((uint32_t)r << 16);
+}
+
+/* How many output elements are not x -> A x + C of their input. */
+static inline long demo_wrong(const uint32_t *out, const uint32_t *in, long size, uint32_t A, uint32_t C)
+{
+    long bad = 0;
+    for (long i = 0; i < size; i++)
+        bad += out[i] != A * in[i] + C;
+    return bad;
+}
+
 /* When the request after one that arrived at arrival arrives: requests
  * arrive as a Poisson process of rate per second, or back to back (now)
  * at rate 0. Takes rand(), seeded by --seed. */

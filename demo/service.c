@@ -46,8 +46,7 @@ int main(int argc, char **argv)
         arrival = demo_next_arrival(o.rate, arrival);
         demo_sleep_until(arrival);
         double begun = demo_now_s(); /* later than arrival while requests queue */
-        for (long i = 0; i < size; i++)
-            in[i] = (uint32_t)rand() ^ ((uint32_t)r << 16);
+        demo_request_input(in, size, r);
         DEMO_CHECK(clEnqueueWriteBuffer(d.queue, buf, CL_TRUE, 0, bytes, in, 0, NULL, NULL));
         for (long k = 0; k < kernels; k++) {
             DEMO_CHECK(clEnqueueNDRangeKernel(d.queue, d.layer[k], 1, NULL, &gws, NULL, 0, NULL, NULL));
@@ -58,9 +57,7 @@ int main(int argc, char **argv)
         DEMO_CHECK(clEnqueueReadBuffer(d.queue, buf, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
         lat[r] = (demo_now_s() - arrival) * 1e3;
         busy_s += demo_now_s() - begun;
-        for (long i = 0; i < size; i++)
-            if (out[i] != A * in[i] + C)
-                bad++;
+        bad += demo_wrong(out, in, size, A, C);
     }
     double elapsed = demo_now_s() - start;
     rc = demo_service_report(&o, "fikit-demo-service", d.device_name, start, elapsed, lat, busy_s, bad);

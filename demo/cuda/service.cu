@@ -39,8 +39,7 @@ int main(int argc, char **argv)
         arrival = demo_next_arrival(o.rate, arrival);
         demo_until(arrival);
         double begun = demo_now_s(); /* later than arrival while requests queue */
-        for (long i = 0; i < size; i++)
-            in[i] = (uint32_t)rand() ^ ((uint32_t)r << 16);
+        demo_request_input(in.data(), size, r);
         DEMO_CK(cudaMemcpyAsync(d, in.data(), bytes, cudaMemcpyHostToDevice, s));
         for (long k = 0; k < kernels; k++) {
             demo_layers[k]<<<blocks, 256, 0, s>>>(d, (uint32_t)size, (uint32_t)work);
@@ -52,8 +51,7 @@ int main(int argc, char **argv)
         DEMO_CK(cudaStreamSynchronize(s));
         lat[r] = (demo_now_s() - arrival) * 1e3;
         busy_s += demo_now_s() - begun;
-        for (long i = 0; i < size; i++)
-            bad += out[i] != A * in[i] + C;
+        bad += demo_wrong(out.data(), in.data(), size, A, C);
     }
     double elapsed = demo_now_s() - start;
     return demo_service_report(&o, "fikit-demo-service-cuda", prop.name, start, elapsed, lat.data(), busy_s, bad);
