@@ -306,6 +306,22 @@ static inline bool conf_read_check(cl_command_queue q, cl_mem buf, const int *wa
     return ok;
 }
 
+/* The steps kernels' buffer on ctx: n ints, init[i] = i % mod (mod 0: i),
+ * also into want where it is not NULL, set as add1's and twice's argument. */
+static inline cl_mem conf_steps_buffer(cl_context ctx, cl_kernel add1, cl_kernel twice, int *init, int *want,
+                                       int n, int mod)
+{
+    for (int i = 0; i < n; i++) {
+        init[i] = mod ? i % mod : i;
+        if (want)
+            want[i] = init[i];
+    }
+    cl_mem buf = conf_buffer(ctx, (size_t)n * sizeof *init, init);
+    conf_arg_mem(add1, 0, buf);
+    conf_arg_mem(twice, 0, buf);
+    return buf;
+}
+
 /* Two devices in one context, a queue on each, one program built for both:
  * rounds kernels alternate between the devices, each waiting for the one
  * before through its wait list, and the result shows they ran in that
@@ -324,11 +340,7 @@ static inline void conf_alternate(const cl_device_id two[2], int rounds, const c
     cl_program p = conf_build_for(ctx, 2, two, CONF_SRC_STEPS);
     cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice");
     int init[N], want[N];
-    for (int i = 0; i < N; i++)
-        init[i] = want[i] = i % 13;
-    cl_mem buf = conf_buffer(ctx, sizeof init, init);
-    conf_arg_mem(add1, 0, buf);
-    conf_arg_mem(twice, 0, buf);
+    cl_mem buf = conf_steps_buffer(ctx, add1, twice, init, want, N, 13);
     cl_event prev = NULL;
     for (int r = 0; r < rounds; r++) {
         cl_event ev;

@@ -13,13 +13,9 @@ int main(int argc, char **argv)
     CONF_STEPS(&c, p, add1, twice);
     static const char ops[] = "aatatttaatatatta";
     int want[N], init[N];
-    for (int i = 0; i < N; i++)
-        init[i] = want[i] = i % 7;
 
     /* In order: a fixed, order-sensitive sequence without events. */
-    cl_mem buf = conf_buffer(c.ctx, sizeof init, init);
-    conf_arg_mem(add1, 0, buf);
-    conf_arg_mem(twice, 0, buf);
+    cl_mem buf = conf_steps_buffer(c.ctx, add1, twice, init, want, N, 7);
     for (int s = 0; s < STEPS; s++) {
         char op = ops[s % (sizeof ops - 1)];
         conf_ndrange1(c.queue, op == 'a' ? add1 : twice, op == 'a' ? "add1" : "twice", N, 0, NULL, NULL);

@@ -22,11 +22,7 @@ int main(int argc, char **argv)
     conf_open(argc, argv, &c);
     CONF_STEPS(&c, p, add1, twice);
     int init[N], want[N];
-    for (int i = 0; i < N; i++)
-        init[i] = i;
-    cl_mem buf = conf_buffer(c.ctx, sizeof init, init);
-    conf_arg_mem(add1, 0, buf);
-    conf_arg_mem(twice, 0, buf);
+    cl_mem buf = conf_steps_buffer(c.ctx, add1, twice, init, NULL, N, 0);
     cl_int err;
 
     /* 1. The first launch, gated. */

@@ -17,11 +17,7 @@ int main(int argc, char **argv)
     CONF_STEPS(&c, p, add1, twice);
     cl_kernel sum2 = conf_kernel(p, "sum2");
     int want[N], init[N];
-    for (int i = 0; i < N; i++)
-        init[i] = want[i] = i % 11;
-    cl_mem buf = conf_buffer(c.ctx, sizeof init, init);
-    conf_arg_mem(add1, 0, buf);
-    conf_arg_mem(twice, 0, buf);
+    cl_mem buf = conf_steps_buffer(c.ctx, add1, twice, init, want, N, 11);
     static const char ops[] = "atatta";
     cl_event prev = NULL;
     for (int s = 0; s < STEPS; s++) {
