@@ -22,6 +22,16 @@ static inline void fikit_captures_ended(struct fikit_captures *c)
         ;
 }
 
+/* A capture-beginning hook returns the real call's result, counting the
+ * capture when it is the API's success (ok). */
+#define FIKIT_CAPTURE_BEGAN(captures, status_t, ok, call)                                          \
+    do {                                                                                           \
+        status_t r_ = (call);                                                                      \
+        if (r_ == (ok))                                                                            \
+            fikit_captures_began(captures);                                                        \
+        return r_;                                                                                 \
+    } while (0)
+
 static inline bool fikit_captures_any(struct fikit_captures *c)
 {
     return atomic_load_explicit(&c->open, memory_order_relaxed) > 0;

@@ -12,6 +12,7 @@
 
 #include "backends/backend.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 
@@ -74,6 +75,39 @@ void fikit_event_pair_release(struct fikit_event_pair *p, struct fikit_marker *m
         return fikit_event_pair_gap(&(pair), prev, next, ns);                                      \
     }                                                                                              \
     static void event_marker_release(struct fikit_marker *m) { fikit_event_pair_release(&(pair), m); }
+
+/* For an API whose event calls return a status over typed handles, as
+ * CUDA's driver and HIP's runtime do: api is the backend's table of them
+ * (EventDestroy, EventRecord, EventQuery, EventElapsedTime, the same
+ * arguments in both), ok and not_ready its status values. Defines destroy,
+ * record, query and elapsed over them once, the event ops with the backend's
+ * own create and reader_setup (which differ: a context or a device to
+ * select), the pair `events` and its markers (FIKIT_EVENT_PAIR_MARKERS). */
+#define FIKIT_EVENT_PAIR_OVER(api, event_t, stream_t, ok, not_ready, create_fn, reader_setup_fn)   \
+    static void event_destroy(void *ev)                                                            \
+    {                                                                                              \
+        if (api.EventDestroy)                                                                      \
+            api.EventDestroy((event_t)ev);                                                         \
+    }                                                                                              \
+    static bool event_record(void *ev, void *stream)                                               \
+    {                                                                                              \
+        return api.EventRecord((event_t)ev, (stream_t)stream) == (ok);                             \
+    }                                                                                              \
+    static int event_query(void *ev)                                                               \
+    {                                                                                              \
+        long r = (long)api.EventQuery((event_t)ev);                                                \
+        return r == (long)(ok) ? 0 : r == (long)(not_ready) ? -EAGAIN : -EIO;                     \
+    }                                                                                              \
+    static bool event_elapsed(float *ms, void *a, void *b)                                         \
+    {                                                                                              \
+        return api.EventElapsedTime(ms, (event_t)a, (event_t)b) == (ok);                           \
+    }                                                                                              \
+    static const struct fikit_event_ops event_ops = {                                              \
+        .create = (create_fn), .destroy = event_destroy, .record = event_record,                   \
+        .query = event_query, .elapsed_ms = event_elapsed, .reader_setup = (reader_setup_fn),      \
+    };                                                                                             \
+    static struct fikit_event_pair events = FIKIT_EVENT_PAIR_INIT(&event_ops);                     \
+    FIKIT_EVENT_PAIR_MARKERS(events)
 
 #define FIKIT_EVENT_PAIR_OPS                                                                       \
     .marker_begin = event_marker_begin, .marker_end = event_marker_end,                            \

@@ -28,15 +28,17 @@ const char *fikit_backend_choice_name(enum fikit_backend_choice b)
     return (unsigned)b < 4 ? backend_choice_names[b] : "?";
 }
 
+static const struct fikit_conf_key *key_of(const char *section, const char *key);
+static int enum_index(const struct fikit_conf_key *k, const char *name);
+
+/* FIKIT_BACKEND and fikit-launch --backend: what [fikit] backend accepts. */
 int fikit_backend_choice_parse(const char *s, enum fikit_backend_choice *out)
 {
-    for (int i = 0; i < 4; i++) {
-        if (strcmp(s, backend_choice_names[i]) == 0) {
-            *out = (enum fikit_backend_choice)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
+    int i = enum_index(key_of("fikit", "backend"), s);
+    if (i < 0)
+        return -EINVAL;
+    *out = (enum fikit_backend_choice)i;
+    return 0;
 }
 
 const char *fikit_substrate_name(enum fikit_substrate s)
@@ -60,6 +62,7 @@ static const char *log_level_name(int i) { return fikit_log_level_name((enum fik
 static const char *policy_name(int i) { return fikit_policy_name((enum fikit_policy)i); }
 static const char *substrate_name(int i) { return fikit_substrate_name((enum fikit_substrate)i); }
 static const char *share_name(int i) { return fikit_share_name((enum fikit_share)i); }
+static const char *off_on_name(int i) { return i == 0 ? "off" : i == 1 ? "on" : "?"; }
 
 uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s)
 {
@@ -100,9 +103,13 @@ const struct fikit_conf_key fikit_conf_keys[] = {
     {"scheduler", "gap_confidence", DOUBLE(0.0, 0.5), .def = "0.3", CFG(gap_confidence)},
     {"scheduler", "idle_after_us", UINT(1, 60000000, US), .words = {{"auto", 0}}, .def = "auto",
      CFG(idle_after_ns)},
+    {"scheduler", "pauses", ENUM(off_on_name, 2), .def = "on", CFG(pauses)},
     {"scheduler", "recheck_us", UINT(10, 1000000, US), .def = "1000", CFG(recheck_ns)},
     {"scheduler", "starve_after_us", UINT(0, 60000000, US), .def = "2000", CFG(starve_after_ns)},
     {"scheduler", "max_queued_us", UINT(0, 1000000, US), .def = "100", CFG(max_queued_ns)},
+    {"scheduler", "max_wait_ms", UINT(0, 3600000, MS), .def = "1000", CFG(max_wait_ns)},
+    {"scheduler", "mps_lower_share", ENUM(share_name, 2), .def = "beside", CFG(mps_lower_share)},
+    {"scheduler", "mps_lower_thread_percentage", UINT(1, 99, COUNT), .def = "70", CFG(mps_lower_thread_pct)},
     {"scheduler", "beside_max_slowdown", DOUBLE(1.0, 10.0), .zero_off = true, .def = "0",
      CFG(beside_max_slowdown)},
     {"scheduler", "poll_us", UINT(0, 100000, US), .def = "50", CFG(poll_ns)},
@@ -162,6 +169,15 @@ static const struct fikit_conf_key *key_of(const char *section, const char *key)
             fikit_conf_name_matches(fikit_conf_keys[i].key, key))
             return &fikit_conf_keys[i];
     return NULL;
+}
+
+/* The value an enum row names name, or -1. */
+static int enum_index(const struct fikit_conf_key *k, const char *name)
+{
+    for (int i = 0; i < k->nnames; i++)
+        if (strcmp(name, k->name(i)) == 0)
+            return i;
+    return -1;
 }
 
 /* "a, b, c" of a section's keys, or (section NULL) "[a], [b]" of the sections. */
@@ -309,15 +325,15 @@ static bool set_key(struct parse_ctx *x, const char *sec, const char *key, const
         }
     }
     switch (k->type) {
-    case FIKIT_CONF_ENUM:
-        for (int i = 0; i < k->nnames; i++) {
-            if (strcmp(val, k->name(i)) == 0) {
-                store(base, k, (uint64_t)i);
-                goto set;
-            }
+    case FIKIT_CONF_ENUM: {
+        int i = enum_index(k, val);
+        if (i >= 0) {
+            store(base, k, (uint64_t)i);
+            goto set;
         }
         why = "unknown value";
         break;
+    }
     case FIKIT_CONF_UINT: {
         uint64_t v;
         bool number = to_u64(val, &v) == 0;
@@ -637,6 +653,24 @@ int fikit_config_load(const char *explicit_path, struct fikit_config *c, struct 
     return 0; /* built-in defaults */
 }
 
+void fikit_config_task_sharing(const struct fikit_config *c, const struct fikit_task_conf *tc,
+                               int priority, struct fikit_task_sharing *out)
+{
+    *out = (struct fikit_task_sharing){.share = FIKIT_SHARE_GAPS};
+    if (c->substrate != FIKIT_SUBSTRATE_MPS)
+        return; /* beside needs MPS's thread cap (checked at load for [task] sections) */
+    out->thread_pct = tc ? tc->mps_thread_percentage : 0;
+    if (tc && tc->share_line) {
+        out->share = tc->share;
+    } else if (priority >= 1 && c->mps_lower_share == FIKIT_SHARE_BESIDE) {
+        if (!out->thread_pct)
+            out->thread_pct = c->mps_lower_thread_pct;
+        /* A cap of 100 keeps nothing free for the higher levels. */
+        out->share = out->thread_pct < 100 ? FIKIT_SHARE_BESIDE : FIKIT_SHARE_GAPS;
+    }
+    out->low_client_priority = priority >= 1;
+}
+
 const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name)
 {
     for (int i = 0; i < c->ntasks; i++)
@@ -728,9 +762,11 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
     if (c->idle_after_ns)
         p->idle_after_ns = c->idle_after_ns;
     p->idle_learned = c->idle_after_ns == 0;
+    p->pauses = c->pauses == 1;
     p->recheck_ns = c->recheck_ns;
     p->starve_after_ns = c->starve_after_ns;
     p->max_queued_ns = c->max_queued_ns;
+    p->max_wait_ns = c->max_wait_ns;
     p->beside_max_slowdown = c->beside_max_slowdown;
 }
 

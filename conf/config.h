@@ -84,7 +84,11 @@ struct fikit_config {
     uint64_t recheck_ns;
     uint64_t starve_after_ns;  /* 0 = never */
     uint64_t max_queued_ns;    /* 0 = no bound */
+    uint64_t max_wait_ns;      /* 0 = never */
     double beside_max_slowdown; /* 0 = off */
+    enum fikit_share mps_lower_share; /* tasks of priority 1-9 on MPS without a share */
+    int mps_lower_thread_pct;  /* their thread cap when that is beside: 1..99 */
+    int pauses;                /* 1: on (short kernels go in a pause), 0: off */
     uint64_t poll_ns;
     uint64_t spin_ns; /* FIKIT_SPIN_ALWAYS: held launches spin for as long as they are held;
                        * FIKIT_SPIN_AUTO: fikit_config_spin_ns decides */
@@ -173,6 +177,18 @@ int fikit_config_load_file(const char *path, struct fikit_config *c, struct fiki
 int fikit_config_load(const char *explicit_path, struct fikit_config *c, struct fikit_err *err);
 
 const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name);
+
+/* How a task of a priority shares its device with higher levels: from its
+ * [task.NAME] section (tc, NULL if none) where that says, else, on MPS,
+ * from [scheduler] mps_lower_share for priorities 1-9. One rule for
+ * fikit-launch (which sets the MPS environment), the client and fikit sim. */
+struct fikit_task_sharing {
+    enum fikit_share share;
+    int thread_pct;           /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE to set; 0: none */
+    bool low_client_priority; /* CUDA_MPS_CLIENT_PRIORITY=1 (below normal) to set */
+};
+void fikit_config_task_sharing(const struct fikit_config *c, const struct fikit_task_conf *tc,
+                               int priority, struct fikit_task_sharing *out);
 /* "serve, train" into buf, for "known tasks: ..." messages. */
 void fikit_config_task_list(const struct fikit_config *c, char *buf, size_t len);
 

@@ -65,6 +65,12 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
             uint64_t idle = fikit_idle_threshold(v->idle_learned, v->idle_after_ns, t->idle_after_ns);
             if (!fikit_task_is_active(t->launches, t->last_launch_ns, t->busy_until_ns, idle, now))
                 continue;
+            /* Paused: a short kernel goes as if the task were idle
+             * (under fill; strict waits for idleness). */
+            uint64_t pause = fikit_pause_threshold(v->idle_learned && v->pauses, &t->gap);
+            if (v->policy == FIKIT_POLICY_FILL && pause != UINT64_MAX && fikit_fits_pause(dur_ns) &&
+                !fikit_task_is_active(t->launches, t->last_launch_ns, t->busy_until_ns, pause, now))
+                continue;
         }
         if (t->level < top) {
             fikit_fill_rooms_init(&out->rooms, v->max_queued_ns);

@@ -35,6 +35,7 @@ struct fikit_view {
     enum fikit_policy policy;
     uint32_t level_mask;      /* bit L: a registered task has level L */
     bool idle_learned;
+    bool pauses;              /* short kernels go in a pause (fikit_pause_threshold) */
     uint64_t idle_after_ns;
     double gap_confidence;
     uint64_t max_queued_ns;

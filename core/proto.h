@@ -14,10 +14,11 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 5 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
+#define FIKIT_PROTO_VERSION 6 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
                                * events; 4: register says the device computes on the host and
                                * whether the task runs beside; status shows the latter; 5: and
-                               * each task's longest wait of a held launch */
+                               * each task's longest wait of a held launch; 6: pause and
+                               * overdue grants */
 #define FIKIT_MSG_MAX 8192
 
 enum fikit_msg_type {
@@ -101,6 +102,7 @@ struct fikit_msg_status_device {
     uint64_t safety_margin_ns;
     uint64_t held_now;
     uint64_t grants_free, grants_fit, grants_starved, grants_other;
+    uint64_t grants_pause, grants_overdue; /* a short kernel in a pause; held max_wait */
     uint64_t nudges; /* held threads woken ahead of a decision */
     /* The arbiter's latency since fikitd started (see fikitd_device). */
     uint64_t pickups, pickup_p50_ns, pickup_p99_ns, pickup_max_ns;

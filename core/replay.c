@@ -215,6 +215,7 @@ static void view_of(const struct fikit_sched *s, uint64_t fill_until, int level,
     v->policy = s->p.policy;
     v->level = level;
     v->idle_learned = s->p.idle_learned;
+    v->pauses = s->p.pauses;
     v->idle_after_ns = s->p.idle_after_ns;
     v->gap_confidence = s->p.gap_confidence;
     v->max_queued_ns = s->p.max_queued_ns;

@@ -24,8 +24,9 @@ int fikit_policy_parse(const char *name, enum fikit_policy *out)
 
 const char *fikit_grant_reason_name(enum fikit_grant_reason r)
 {
-    static const char *const names[] = {"free", "fit", "passthrough", "release", "starved"};
-    return (unsigned)r < 5 ? names[r] : "?";
+    static const char *const names[] = {"free", "fit", "passthrough", "release", "starved", "pause",
+                                        "overdue"};
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
 void fikit_sched_params_default(struct fikit_sched_params *p)
@@ -36,9 +37,11 @@ void fikit_sched_params_default(struct fikit_sched_params *p)
     p->gap_confidence = 0.3;
     p->idle_after_ns = 20 * 1000 * 1000;
     p->idle_learned = true;
+    p->pauses = true;
     p->recheck_ns = 1000 * 1000;
     p->starve_after_ns = 2 * 1000 * 1000;
     p->max_queued_ns = 100 * 1000;
+    p->max_wait_ns = 1000ull * 1000 * 1000;
     p->beside_max_slowdown = 0;
 }
 
@@ -208,6 +211,14 @@ uint64_t fikit_idle_threshold(bool learned, uint64_t idle_after_ns, uint64_t lea
     return twice > idle_after_ns ? twice : idle_after_ns;
 }
 
+uint64_t fikit_pause_threshold(bool on, const struct fikit_gap_pred *gap)
+{
+    if (!on || !gap || !fikit_gap_pred_known(gap))
+        return UINT64_MAX;
+    uint64_t p99 = gap->q_ns[FIKIT_GAP_POINTS - 1];
+    return p99 > FIKIT_PAUSE_FLOOR_NS ? p99 : FIKIT_PAUSE_FLOOR_NS;
+}
+
 static uint64_t idle_threshold(const struct fikit_sched *s, const struct fikit_task_state *t)
 {
     return fikit_idle_threshold(s->p.idle_learned, s->p.idle_after_ns, t->idle_after_ns);
@@ -234,15 +245,74 @@ bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_tas
                                            idle_threshold(s, t), now);
 }
 
-int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now)
+void fikit_sched_status(const struct fikit_sched *s, uint64_t now, struct fikit_sched_status *out)
+{
+    *out = (struct fikit_sched_status){
+        .top_level = fikit_sched_top_level(s, now),
+        .policy = s->p.policy,
+        .substrate_cost_ns = s->p.substrate_cost_ns,
+        .safety_margin_ns = s->p.safety_margin_ns,
+        .held_now = (uint32_t)s->nreq,
+    };
+}
+
+void fikit_sched_task_status(const struct fikit_sched *s, uint32_t id, uint64_t now,
+                             struct fikit_sched_task_status *out)
+{
+    struct fikit_task_state *t = fikit_sched_task((struct fikit_sched *)s, id);
+    memset(out, 0, sizeof *out);
+    out->active = t && fikit_sched_task_active(s, t, now);
+    out->launches = t ? t->launches : 0;
+    for (size_t r = 0; r < s->nreq; r++) {
+        const struct fikit_request *q = &s->req[r];
+        if (q->task_id != id)
+            continue;
+        if (out->held_now++ == 0) { /* req[] is in posting order: the first waited longest */
+            out->held_longest_ns = now > q->posted_ns ? now - q->posted_ns : 1;
+            out->held_longest_dur_ns = q->dur_ns;
+        }
+    }
+    out->idle_after_ns = fikit_idle_threshold(s->p.idle_learned, s->p.idle_after_ns, t ? t->idle_after_ns : 0);
+}
+
+static uint64_t work_end(const struct fikit_task_state *t)
+{
+    return t->busy_until_ns > t->last_launch_ns ? t->busy_until_ns : t->last_launch_ns;
+}
+
+/* The instant an active task pauses, UINT64_MAX if it cannot (strict
+ * waits for idleness). */
+static uint64_t pause_deadline(const struct fikit_sched *s, const struct fikit_task_state *t)
+{
+    if (s->p.policy != FIKIT_POLICY_FILL)
+        return UINT64_MAX;
+    uint64_t th = fikit_pause_threshold(s->p.idle_learned && s->p.pauses, &t->gap);
+    return th == UINT64_MAX || work_end(t) > UINT64_MAX - th ? UINT64_MAX : work_end(t) + th;
+}
+
+bool fikit_sched_task_paused(const struct fikit_sched *s, const struct fikit_task_state *t,
+                             uint64_t now)
+{
+    return fikit_sched_task_active(s, t, now) && now >= pause_deadline(s, t);
+}
+
+/* The highest level with an active task; with skip_paused, one that has
+ * not paused. */
+static int top_level(const struct fikit_sched *s, uint64_t now, bool skip_paused)
 {
     int top = FIKIT_LEVELS;
     for (int i = 0; i < FIKIT_MAX_TASKS; i++) {
         const struct fikit_task_state *t = &s->tasks[i];
-        if (t->level < top && fikit_sched_task_active(s, t, now))
+        if (t->level < top && fikit_sched_task_active(s, t, now) &&
+            !(skip_paused && now >= pause_deadline(s, t)))
             top = t->level;
     }
     return top;
+}
+
+int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now)
+{
+    return top_level(s, now, false);
 }
 
 int fikit_sched_post(struct fikit_sched *s, const struct fikit_request *r)
@@ -333,6 +403,8 @@ static void top_level_room(const struct fikit_sched *s, int top, uint64_t now, u
         if (t->level != top || !fikit_sched_task_active(s, t, now))
             continue;
         *wake = min64(*wake, idle_deadline(s, t));
+        if (pause_deadline(s, t) > now)
+            *wake = min64(*wake, pause_deadline(s, t));
         if (now < t->busy_until_ns) {
             *wake = min64(*wake, t->busy_until_ns);
             *busy = true;
@@ -345,6 +417,19 @@ static void top_level_room(const struct fikit_sched *s, int top, uint64_t now, u
 static bool starving(const struct fikit_sched *s, const struct fikit_request *r, uint64_t now)
 {
     return s->p.starve_after_ns && now - r->posted_ns >= s->p.starve_after_ns;
+}
+
+/* The oldest stream head that is overdue at now, SIZE_MAX if none: held
+ * max_wait_ns while the level above is between kernels (busy false), or
+ * twice that whatever it does, since its predicted work can keep looking
+ * busy for as long as it runs (predictions longer than the kernels). */
+static size_t overdue(const struct fikit_sched *s, uint64_t now, bool busy)
+{
+    uint64_t after = busy ? 2 * s->p.max_wait_ns : s->p.max_wait_ns;
+    for (size_t i = 0; s->p.max_wait_ns && i < s->nreq; i++)
+        if (now >= s->req[i].posted_ns && now - s->req[i].posted_ns >= after && is_stream_head(s, i))
+            return i;
+    return SIZE_MAX;
 }
 
 /* The gap being filled: from start (where granted work is predicted to
@@ -395,12 +480,19 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
         return n;
     }
 
-    /* Levels at or above the top active level run freely. A request is
-     * only ever held because a strictly higher level is active. */
+    /* Levels at or above the top active level run freely, and so does a
+     * short kernel at or above the top level that has not paused. A
+     * request is only ever held because a strictly higher level is
+     * active. */
     int top = fikit_sched_top_level(s, now);
+    int top_unpaused = top_level(s, now, true);
     for (size_t i = 0; i < s->nreq && n < max;) {
-        if (s->req[i].level <= top)
+        const struct fikit_request *r = &s->req[i];
+        if (r->level <= top)
             emit(s, i, FIKIT_GRANT_FREE, now, 0, &out[n++]);
+        else if (r->level <= top_unpaused && fikit_fits_pause(r->dur_ns) &&
+                 is_stream_head(s, i))
+            emit(s, i, FIKIT_GRANT_PAUSE, now, 0, &out[n++]);
         else
             i++;
     }
@@ -409,10 +501,30 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
 
     struct fikit_fill_rooms rooms;
     top_level_room(s, top, now, wake_ns, &busy, &rooms);
-    if (s->p.policy == FIKIT_POLICY_STRICT)
-        return n; /* only idleness matters: wake at the earliest idle deadline */
-
     uint64_t reserved_until = fikit_sched_reserved_until(s, now);
+    if (n < max && reserved_until <= now) {
+        /* A stream head held max_wait goes at the start of the next gap
+         * of the levels above, one at a time: a kernel longer than every
+         * gap must not wait for as long as they stay active. */
+        size_t i = overdue(s, now, busy);
+        if (i != SIZE_MAX) {
+            uint32_t grantee = s->req[i].task_id;
+            uint64_t dur = s->req[i].dur_ns;
+            emit(s, i, FIKIT_GRANT_OVERDUE, now, 0, &out[n++]);
+            reserved_until = now + (dur ? dur : 1);
+            reserve(s, grantee, reserved_until);
+        }
+    }
+    for (size_t i = 0; s->p.max_wait_ns && i < s->nreq; i++) {
+        uint64_t held = now > s->req[i].posted_ns ? now - s->req[i].posted_ns : 0;
+        if (held < s->p.max_wait_ns)
+            *wake_ns = min64(*wake_ns, s->req[i].posted_ns + s->p.max_wait_ns);
+        else if (held < 2 * s->p.max_wait_ns)
+            *wake_ns = min64(*wake_ns, s->req[i].posted_ns + 2 * s->p.max_wait_ns);
+    }
+    if (s->p.policy == FIKIT_POLICY_STRICT || n == max)
+        return n; /* strict: only idleness matters: wake at the earliest idle deadline */
+
     if (rooms.starving > 0) { /* the median room is never the smaller */
         struct fill_window w = {.overhead = s->p.substrate_cost_ns + s->p.safety_margin_ns};
         /* Lower work in flight ahead: the live grantees' and the clients' fills. */

@@ -20,6 +20,12 @@
  *    gap instead of the gap_confidence quantile; one with no measurement
  *    (duration 0) otherwise runs only while no higher level is active, and
  *    after starve_after_ns takes the median remaining gap whole;
+ *  - a task that paused (its gap outlasted its p99 and 1 ms) lets lower
+ *    kernels predicted at most 2 ms run as if it were idle;
+ *  - a stream head held max_wait_ns goes at the start of the next gap of
+ *    the levels above (their launched work done), or once held twice that
+ *    whatever they do, one at a time, whether it fits or not, under fill
+ *    and strict alike;
  *  - strict never fills gaps; passthrough grants everything at once. */
 #ifndef FIKIT_CORE_SCHED_H
 #define FIKIT_CORE_SCHED_H
@@ -51,10 +57,14 @@ struct fikit_sched_params {
     double gap_confidence;       /* quantile of the remaining gap relied on */
     uint64_t idle_after_ns;      /* the idle threshold; with idle_learned, its floor */
     bool idle_learned;           /* idle_after_us = auto: from each task's longest gap */
+    bool pauses;                 /* with idle_learned: short kernels go in a pause */
     uint64_t recheck_ns;         /* re-evaluation period of a gap that fits nothing */
     uint64_t starve_after_ns;    /* held this long: fitted at the median; 0: never */
     uint64_t max_queued_ns;      /* work a lower level keeps queued ahead while a higher
                                   * level has a task (the clients keep to it); 0: no bound */
+    uint64_t max_wait_ns;        /* a held stream head goes at the next gap after this
+                                  * long (at twice this at the latest), fitting or
+                                  * not; 0: never */
     double beside_max_slowdown;  /* share = beside tasks share only gaps while the active
                                   * higher level's kernels run this much slower than in
                                   * its profile; 0: never (the clients keep to it) */
@@ -96,6 +106,8 @@ enum fikit_grant_reason {
     FIKIT_GRANT_PASSTHROUGH,  /* policy passthrough */
     FIKIT_GRANT_RELEASE,      /* released without a decision (shutdown) */
     FIKIT_GRANT_STARVED,      /* held starve_after: fitted at the median remaining gap */
+    FIKIT_GRANT_PAUSE,        /* a short kernel while the levels above have paused */
+    FIKIT_GRANT_OVERDUE,      /* held max_wait: at the start of the next gap above */
 };
 
 const char *fikit_grant_reason_name(enum fikit_grant_reason r);
@@ -206,6 +218,36 @@ static inline uint64_t fikit_busy_until(uint64_t busy_until_ns, uint64_t now, ui
  * applies as it is. Shared by the scheduler and the client's hold check. */
 uint64_t fikit_idle_threshold(bool learned, uint64_t idle_after_ns, uint64_t learned_ns);
 
+/* A pause: with idle_after_us = auto, a task whose current gap is known and
+ * has outlasted its learned p99, and at least FIKIT_PAUSE_FLOOR_NS since its
+ * work ended, has paused. While it has, lower levels may launch kernels
+ * predicted to take at most FIKIT_PAUSE_KERNEL_NS (their queue kept within
+ * max_queued_us as always), so its return waits at most about one such
+ * kernel; longer kernels and unmeasured ones still wait for it to turn idle
+ * (fikit_idle_threshold), for a gap they fit, or for max_wait_ms.
+ * The floor is longer than the host gaps inside the traced services'
+ * requests (resnet50: 18-28 us at the median), and short enough that a
+ * bursty service's pauses reach lower tasks within about a millisecond
+ * (docs/DESIGN.md "The policy"). */
+#define FIKIT_PAUSE_FLOOR_NS (1000 * 1000ull)
+/* The longest kernel a pause lets in: the time slice after which the
+ * driver's time-slicing preempts a kernel anyway (about 2 ms, docs/sim.md),
+ * and longer than every resnet50 training kernel (30 us to 1.2 ms). */
+#define FIKIT_PAUSE_KERNEL_NS (2000 * 1000ull)
+
+/* When a task's current gap counts as a pause (see above): its p99, never
+ * less than FIKIT_PAUSE_FLOOR_NS; UINT64_MAX (never) when its gap is not
+ * known or pauses are off (`pauses = off`, or idle_after_us configured:
+ * on is idle_learned && pauses). */
+uint64_t fikit_pause_threshold(bool on, const struct fikit_gap_pred *gap);
+
+/* Whether a launch predicted to take dur_ns may go while the levels above
+ * have only paused: measured, and no longer than FIKIT_PAUSE_KERNEL_NS. */
+static inline bool fikit_fits_pause(uint64_t dur_ns)
+{
+    return dur_ns && dur_ns <= FIKIT_PAUSE_KERNEL_NS;
+}
+
 /* Whether a task that launched `launches` kernels, the last at last_ns with
  * work predicted to end at busy_until_ns, is active at now under an idle
  * threshold of idle_after_ns. Shared by the scheduler and the client's
@@ -214,8 +256,35 @@ bool fikit_task_is_active(uint64_t launches, uint64_t last_ns, uint64_t busy_unt
                           uint64_t idle_after_ns, uint64_t now);
 bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_task_state *t,
                              uint64_t now);
+/* Whether an active task has paused at now (fikit_pause_threshold). */
+bool fikit_sched_task_paused(const struct fikit_sched *s, const struct fikit_task_state *t,
+                             uint64_t now);
 /* The highest-priority active level, or FIKIT_LEVELS when none is active. */
 int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now);
+
+/* What `fikit status` shows of the scheduler, read through these rather
+ * than its fields. */
+struct fikit_sched_status {
+    int top_level;                /* fikit_sched_top_level */
+    enum fikit_policy policy;
+    uint64_t substrate_cost_ns;
+    uint64_t safety_margin_ns;
+    uint32_t held_now;            /* requests waiting */
+};
+void fikit_sched_status(const struct fikit_sched *s, uint64_t now, struct fikit_sched_status *out);
+
+struct fikit_sched_task_status {
+    bool active;
+    uint64_t launches;
+    uint32_t held_now;            /* its requests waiting */
+    uint64_t held_longest_ns;     /* how long the first of them has waited (>= 1) */
+    uint64_t held_longest_dur_ns; /* and its predicted duration */
+    uint64_t idle_after_ns;       /* its idle threshold in force */
+};
+/* Task id's status at now; all zero (but its idle threshold) if the
+ * scheduler does not know it. */
+void fikit_sched_task_status(const struct fikit_sched *s, uint32_t id, uint64_t now,
+                             struct fikit_sched_task_status *out);
 
 /* The predicted room left at now in the gap of one task of the top level
  * whose work is predicted to end at busy_until_ns and whose next gap is

@@ -102,13 +102,6 @@ static void pub_write(struct fikit_shm_slot *slot, const struct fikit_shm_launch
     atomic_store_explicit(&slot->pub_seq, seq + 2, memory_order_release);
 }
 
-void fikit_shm_publish(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub)
-{
-    pub_lock(slot);
-    pub_write(slot, pub);
-    atomic_store_explicit(&slot->pub_lock, 0, memory_order_release);
-}
-
 uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uint64_t dur_ns,
                                   uint64_t key, const struct fikit_gap_pred *gap,
                                   uint64_t idle_after_ns)
@@ -129,6 +122,45 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
     return p.busy_until_ns;
 }
 
+uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
+                               uint64_t dur_ns, uint64_t key, const struct fikit_gap_pred *gap,
+                               uint64_t idle_after_ns)
+{
+    while (atomic_exchange_explicit(&own->lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&own->lock, memory_order_relaxed))
+            fikit_cpu_relax();
+    struct fikit_shm_launch p = {
+        .launches = ++own->launches,
+        .last_launch_ns = now,
+        .busy_until_ns = fikit_busy_until(own->busy_until_ns, now, dur_ns),
+        .last_key = key,
+        .idle_after_ns = idle_after_ns,
+        .gap = *gap,
+    };
+    __atomic_store_n(&own->busy_until_ns, p.busy_until_ns, __ATOMIC_RELAXED);
+    /* The seqlock's number from here too: one left odd in the slot by
+     * another program is written over, not followed. */
+    atomic_store_explicit(&slot->pub_seq, own->seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    copy_launch(&slot->pub, &p);
+    own->seq += 2;
+    atomic_store_explicit(&slot->pub_seq, own->seq, memory_order_release);
+    __atomic_store_n(&own->published_ns, now, __ATOMIC_RELAXED);
+    atomic_store_explicit(&own->lock, 0, memory_order_release);
+    return p.busy_until_ns;
+}
+
+uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns)
+{
+    while (atomic_exchange_explicit(&own->lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&own->lock, memory_order_relaxed))
+            fikit_cpu_relax();
+    own->launches++;
+    uint64_t busy = fikit_busy_until(own->busy_until_ns, now, dur_ns);
+    __atomic_store_n(&own->busy_until_ns, busy, __ATOMIC_RELAXED);
+    atomic_store_explicit(&own->lock, 0, memory_order_release);
+    return busy;
+}
 
 uint64_t fikit_shm_fill_lock(struct fikit_shm_header *hdr)
 {
@@ -304,7 +336,8 @@ void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched
 {
     atomic_store(&hdr->policy, p->policy);
     atomic_store(&hdr->idle_after_ns, p->idle_after_ns);
-    atomic_store(&hdr->idle_learned, p->idle_learned ? 1u : 0u);
+    atomic_store(&hdr->idle_learned, (p->idle_learned ? FIKIT_SHM_IDLE_LEARNED : 0u) |
+                                         (p->pauses ? FIKIT_SHM_IDLE_PAUSES : 0u));
     atomic_store(&hdr->spin_ns, spin_ns);
     atomic_store(&hdr->fill_overhead_ns, p->substrate_cost_ns + p->safety_margin_ns);
     atomic_store(&hdr->gap_confidence_ppm, (uint32_t)(p->gap_confidence * 1e6 + 0.5));
@@ -326,7 +359,9 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
         !(v->level_mask & ((1u << level) - 1u)))
         return;
     v->beside = beside;
-    v->idle_learned = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
+    uint32_t idle = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
+    v->idle_learned = idle & FIKIT_SHM_IDLE_LEARNED;
+    v->pauses = idle & FIKIT_SHM_IDLE_PAUSES;
     v->idle_after_ns = atomic_load_explicit(&h->idle_after_ns, memory_order_relaxed);
     v->gap_confidence = atomic_load_explicit(&h->gap_confidence_ppm, memory_order_relaxed) / 1e6;
     v->max_queued_ns = atomic_load_explicit(&h->max_queued_ns, memory_order_relaxed);
@@ -396,9 +431,11 @@ bool fikit_shm_waiter_posted(const struct fikit_shm_waiter *w, struct fikit_shm_
     return true;
 }
 
-void fikit_shm_waiter_queue(struct fikit_shm_waiter *w)
+bool fikit_shm_waiter_queue(struct fikit_shm_waiter *w)
 {
-    atomic_store_explicit(&w->state, FIKIT_WAITER_QUEUED, memory_order_release);
+    uint32_t posted = FIKIT_WAITER_POSTED;
+    return atomic_compare_exchange_strong_explicit(&w->state, &posted, FIKIT_WAITER_QUEUED,
+                                                   memory_order_acq_rel, memory_order_relaxed);
 }
 
 bool fikit_shm_waiter_grant(struct fikit_shm_waiter *w, uint32_t reason, uint64_t at_ns)

@@ -107,6 +107,9 @@ struct fikit_shm_slot {
     struct fikit_trace_event trace[FIKIT_SHM_TRACE];
 };
 
+#define FIKIT_SHM_IDLE_LEARNED 1u
+#define FIKIT_SHM_IDLE_PAUSES 2u
+
 struct fikit_shm_header {
     uint64_t magic;
     uint32_t version;
@@ -119,7 +122,9 @@ struct fikit_shm_header {
     _Atomic uint64_t slot_mask;   /* bit S: slot S holds a registered task */
     _Atomic uint32_t trace_on;    /* clients write their trace ring while set */
     _Atomic uint32_t policy;      /* enum fikit_policy */
-    _Atomic uint32_t idle_learned; /* idle_after_us = auto (fikit_idle_threshold) */
+    _Atomic uint32_t idle_learned; /* FIKIT_SHM_IDLE_LEARNED: idle_after_us = auto
+                                    * (fikit_idle_threshold); | FIKIT_SHM_IDLE_PAUSES:
+                                    * and pauses = on (fikit_pause_threshold) */
     _Atomic uint64_t idle_after_ns; /* the idle threshold; when learned, its floor */
     _Atomic uint64_t next_decision_ns; /* when fikitd next decides for held launches; 0: none due */
     _Atomic uint64_t pass_begun;  /* the arbiter's passes over the slots: the number of the */
@@ -158,15 +163,50 @@ int fikit_shm_create(const char *device_key, const char *device_model, uint64_t 
 int fikit_shm_map(int fd, struct fikit_shm **out);
 void fikit_shm_unmap(struct fikit_shm *shm);
 
-/* The client's publication of one launch (its threads serialise on
- * pub_lock; no system call). */
-void fikit_shm_publish(struct fikit_shm_slot *slot, const struct fikit_shm_launch *pub);
-/* The launch path's publication: under the slot's lock, counts the launch,
+/* The launch path's publication (the client's threads serialise on the
+ * slot's pub_lock; no system call): counts the launch,
  * extends the predicted busy time by dur_ns from now, and records what gap
  * is expected after it. Returns the new predicted end of the task's work. */
 uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uint64_t dur_ns,
                                   uint64_t key, const struct fikit_gap_pred *gap,
                                   uint64_t idle_after_ns);
+/* A client's own record of what it publishes, in its private memory: the
+ * slot shows a copy. Every task of a device maps the whole segment
+ * read-write, so another program can write this slot (a lock left taken,
+ * a busy time an hour ahead, a count put back); with the state kept here,
+ * such a write changes what others read until the task's next launch,
+ * never how the task itself publishes, counts or paces. */
+struct fikit_shm_own {
+    _Atomic uint32_t lock;  /* between the task's own threads, as pub_lock was */
+    uint64_t seq;           /* the seqlock number it last wrote */
+    uint64_t launches;
+    uint64_t busy_until_ns; /* read by the task's pacing: relaxed atomics */
+    uint64_t published_ns;  /* when it last wrote the slot (relaxed atomics) */
+};
+/* fikit_shm_publish_launch from the task's own record: the slot is only
+ * written. Returns the new predicted end of the task's work. */
+uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
+                               uint64_t dur_ns, uint64_t key, const struct fikit_gap_pred *gap,
+                               uint64_t idle_after_ns);
+/* The launch counted in the task's own record only, the slot left as it
+ * was: for a launch that no task reads for scheduling (no lower level on
+ * the device, tracing off; gate.c decides), which then costs no predicted
+ * gap and no shared cache line. Returns the new predicted end of its work. */
+uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns);
+/* How often a task whose launches nobody reads still publishes one, so
+ * that fikit status and a lower task that registers later see it at most
+ * this late. */
+#define FIKIT_SHM_UNWATCHED_PUBLISH_NS (1000 * 1000ull)
+static inline uint64_t fikit_shm_own_published(const struct fikit_shm_own *own)
+{
+    return __atomic_load_n(&own->published_ns, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t fikit_shm_own_busy_until(const struct fikit_shm_own *own)
+{
+    return __atomic_load_n(&own->busy_until_ns, __ATOMIC_RELAXED);
+}
+
 /* A consistent copy of a slot's publication; false if it kept changing. */
 bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out);
 
@@ -188,6 +228,11 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
  * about it (spin_us > 0): the arbiter is rung by the post and answers within
  * one wake-up, which is the moment most grants come. */
 #define FIKIT_DECISION_SPIN_NS (500 * 1000ull)
+/* How long a held launch waits for fikitd to take it into its queue (it
+ * does in its next pass: 1.7 ms at p99 with 512 threads holding on 2
+ * cores) before it goes unscheduled: fikitd's queue full, fikitd stopped
+ * (SIGSTOP), or the waiter written by another program. */
+#define FIKIT_PICKUP_WAIT_NS (2000 * 1000 * 1000ull)
 
 /* The waiter handshake, both halves (a held launch and fikitd). A waiter
  * goes FREE -> CLAIMED -> POSTED (the client) -> QUEUED -> GRANTED (fikitd)
@@ -214,8 +259,9 @@ struct fikit_shm_posted {
 };
 /* fikitd: true (and *out) if w holds a posted launch not yet queued. */
 bool fikit_shm_waiter_posted(const struct fikit_shm_waiter *w, struct fikit_shm_posted *out);
-/* fikitd: the posted launch is in the scheduler's queue now. */
-void fikit_shm_waiter_queue(struct fikit_shm_waiter *w);
+/* fikitd: the posted launch is in the scheduler's queue now; false if
+ * its client took it back meanwhile (it waited FIKIT_PICKUP_WAIT_NS). */
+bool fikit_shm_waiter_queue(struct fikit_shm_waiter *w);
 /* fikitd: grants it (reason, at); returns whether the waiter said it sleeps
  * (then fikit_shm_waiter_wake it, after every grant of the decision). */
 bool fikit_shm_waiter_grant(struct fikit_shm_waiter *w, uint32_t reason, uint64_t at_ns);

@@ -15,9 +15,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-struct fikit_client fikit_client = {.lock = PTHREAD_MUTEX_INITIALIZER, .sock = -1};
+struct fikit_client fikit_client = {.lock = PTHREAD_MUTEX_INITIALIZER, .sock = -1,
+                                    .learner = FIKIT_LEARNER_INIT};
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void start_housekeeping(struct fikit_client *c);
+static void save_profiles(bool force);
 
 static uint32_t wants_mask(enum fikit_backend_choice b)
 {
@@ -42,22 +46,23 @@ static void after_fork_child(void)
     c->sock = -1;
     atomic_store(&c->ndevs, 0);
     atomic_store(&c->daemon_lost, false);
-    fikit_learn_after_fork();
+    c->housekeeping = false; /* the parent's thread is not in the child */
+    fikit_learn_reset(&c->learner);
 }
 
 /* share = beside lets the task run while higher levels are active, which is
  * safe only with the MPS thread cap that keeps it off part of the SMs: the
  * cap must be in this process's environment (fikit-launch puts it there). */
-static bool thread_cap_in_force(const char *task, const struct fikit_task_conf *tc)
+static bool thread_cap_in_force(const char *task, int thread_pct)
 {
     const char *cap = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
     char *end = NULL;
     long v = cap && *cap ? strtol(cap, &end, 10) : 0;
-    if (end && !*end && v >= 1 && v <= tc->mps_thread_percentage)
+    if (end && !*end && v >= 1 && v <= thread_pct)
         return true;
     fikit_warn("task %s: share = beside, but CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is %s%s%s (want 1 to "
                "%d; start the task with fikit-launch): it shares only the gaps of higher levels",
-               task, cap ? "'" : "not set", cap ? cap : "", cap ? "'" : "", tc->mps_thread_percentage);
+               task, cap ? "'" : "not set", cap ? cap : "", cap ? "'" : "", thread_pct);
     return false;
 }
 
@@ -106,7 +111,9 @@ static void init_once_fn(void)
             fikit_warn("FIKIT_PRIORITY=%s is not a priority from 0 to 9; using %d", prio,
                        c->priority);
     }
-    c->beside = tc && tc->share == FIKIT_SHARE_BESIDE && thread_cap_in_force(c->task, tc);
+    struct fikit_task_sharing sharing;
+    fikit_config_task_sharing(&c->cfg, tc, c->priority, &sharing);
+    c->beside = sharing.share == FIKIT_SHARE_BESIDE && thread_cap_in_force(c->task, sharing.thread_pct);
     const char *measure = getenv("FIKIT_MEASURE");
     c->measure = measure && strcmp(measure, "1") == 0;
     c->backend = c->cfg.backend;
@@ -338,10 +345,68 @@ struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *
     }
     c->devs[n] = d;
     atomic_store_explicit(&c->ndevs, n + 1, memory_order_release);
-    fikit_learn_start();
+    start_housekeeping(c);
 out:
     pthread_mutex_unlock(&c->lock);
     return d;
+}
+
+/* --------------------------------------------------------- housekeeping */
+
+#define SAVE_PERIOD_NS (30ull * FIKIT_NS_PER_S)
+
+/* The process's one thread of fikit's own: learns from timed launches,
+ * notices a lost daemon and rejoins a new one, keeps profiles current. */
+static void *housekeeping(void *arg)
+{
+    struct fikit_client *c = arg;
+    uint64_t next_check = 0;
+    while (fikit_learn_wait(&c->learner)) {
+        fikit_learn_drain(&c->learner, false);
+        uint64_t now = fikit_now_ns();
+        if (now < next_check)
+            continue;
+        next_check = now + 100 * FIKIT_NS_PER_MS;
+        fikit_client_check_daemon();
+        /* Long measuring runs keep their profile current. */
+        for (int i = 0; i < atomic_load(&c->ndevs); i++) {
+            struct fikit_client_device *d = c->devs[i];
+            if (d->dirty && now - d->saved_ns > SAVE_PERIOD_NS && d->saved_ns) {
+                save_profiles(false);
+                break;
+            }
+            if (!d->saved_ns)
+                d->saved_ns = now;
+        }
+    }
+    return NULL;
+}
+
+static void at_exit(void)
+{
+    struct fikit_client *c = &fikit_client;
+    pthread_mutex_lock(&c->lock);
+    c->exiting = true;
+    bool started = c->housekeeping;
+    pthread_mutex_unlock(&c->lock);
+    fikit_learn_stop(&c->learner);
+    if (started)
+        pthread_join(c->housekeeper, NULL);
+    /* What finished is learned; what is still running is left alone. */
+    fikit_learn_drain(&c->learner, true);
+    save_profiles(true);
+}
+
+/* Under c->lock: the thread, once (again in a forked child). */
+static void start_housekeeping(struct fikit_client *c)
+{
+    if (!c->exit_handler) {
+        atexit(at_exit);
+        c->exit_handler = true;
+    }
+    if (!c->housekeeping && !c->exiting &&
+        pthread_create(&c->housekeeper, NULL, housekeeping, c) == 0)
+        c->housekeeping = true;
 }
 
 /* ------------------------------------------------------------- liveness */
@@ -395,7 +460,7 @@ void fikit_client_check_daemon(void)
     pthread_mutex_unlock(&c->lock);
 }
 
-void fikit_client_save_profiles(bool force)
+static void save_profiles(bool force)
 {
     struct fikit_client *c = &fikit_client;
     int n = atomic_load(&c->ndevs);

@@ -1,8 +1,11 @@
-/* Owns: what a program under fikit knows about itself: its task, priority
- * and configuration, its connection to fikitd, and per device its
- * registration (slot in the shared segment), its measurements and its
- * predictions. Registration happens at the first launch on a device; a
- * lost daemon turns the device unscheduled until a new one is reached. */
+/* Owns: what a program under fikit knows about itself, in one struct
+ * (fikit_client) with one fork handler: its task, priority and
+ * configuration, its connection to fikitd, per device its registration
+ * (slot in the shared segment), its measurements and its predictions, the
+ * learner's queue, and the housekeeping thread that drains that queue,
+ * watches the daemon and saves profiles. Registration happens at the first
+ * launch on a device; a lost daemon turns the device unscheduled until a new
+ * one is reached. */
 #ifndef FIKIT_INTERPOSE_CLIENT_H
 #define FIKIT_INTERPOSE_CLIENT_H
 
@@ -12,6 +15,7 @@
 #include "core/shm.h"
 #include "core/slowdown.h"
 #include "core/predict.h"
+#include "interpose/learn.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -29,6 +33,10 @@ struct fikit_registration {
     int slot_index;
     int level;
     uint64_t generation;
+    /* The task's own: what it publishes, kept here (the slot shows a copy),
+     * and how many of its threads hold a waiter of the slot. */
+    struct fikit_shm_own own;
+    _Atomic uint32_t holding;
 };
 
 struct fikit_client_device {
@@ -90,8 +98,16 @@ struct fikit_client {
     int sock;            /* -1: not connected */
     bool warned_missing; /* the one stderr line was printed */
     _Atomic bool daemon_lost;
+    pthread_t housekeeper;
+    bool housekeeping;   /* the thread runs */
+    bool exiting;        /* the exit handler ran: no thread starts again */
+    bool exit_handler;   /* registered */
+
+    /* Timed launches, until the housekeeping thread learns from them. */
+    _Alignas(64) struct fikit_learner learner;
 };
 
+_Static_assert(FIKIT_LEARN_DEVICES >= FIKIT_CLIENT_MAX_DEVICES, "the learner remembers every device");
 _Static_assert(offsetof(struct fikit_client, devs) + FIKIT_CLIENT_HOT_DEVICES * sizeof(void *) <= 64,
                "the first devices share the launch path's cache line");
 
@@ -107,9 +123,8 @@ bool fikit_client_wants(enum fikit_backend_kind kind);
  * is disabled or the device cannot be identified. */
 struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *ops,
                                                 const struct fikit_launch_desc *l);
-/* Learner thread: notices a lost daemon and rejoins a new one. */
+/* Notices a lost daemon and rejoins a new one (the housekeeping thread, and
+ * a held launch that waits long). */
 void fikit_client_check_daemon(void);
-/* Saves the profile of every device that learned something. */
-void fikit_client_save_profiles(bool force);
 
 #endif

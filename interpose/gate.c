@@ -100,17 +100,69 @@ static uint64_t timer_slack_ns(void)
     return slack;
 }
 
+/* Says once per process, on the program's own stderr, why a launch has
+ * been held for warn_held_after_ms: a kernel longer than every gap of the
+ * levels above waits for them to pause or turn idle, or for max_wait_ms;
+ * fikitd's log and `fikit status` are not where a user looks first. */
+static void say_why_held(const struct fikit_registration *r, const char *name, uint64_t dur,
+                         uint64_t waited)
+{
+    static atomic_bool said;
+    if (atomic_exchange(&said, true))
+        return;
+    const struct fikit_config *cfg = &fikit_client.cfg;
+    char bound[96];
+    if (cfg->max_wait_ns)
+        snprintf(bound, sizeof bound, "it goes at the latest at the first gap after %.0f ms held (max_wait_ms)",
+                 (double)cfg->max_wait_ns / 1e6);
+    else
+        snprintf(bound, sizeof bound, "max_wait_ms = 0: it waits for as long as they stay active");
+    char pred[48];
+    if (dur)
+        snprintf(pred, sizeof pred, "predicted %.3f ms", (double)dur / 1e6);
+    else
+        snprintf(pred, sizeof pred, "never measured");
+    fikit_warn("task %s (priority %d): kernel %s (%s) has waited %.1f s for higher-priority work to "
+               "leave a gap it fits, pause or turn idle; %s (said once; `fikit status` shows each wait)",
+               fikit_client.task, r->level, name ? name : "?", pred, (double)waited / 1e9, bound);
+}
+
+/* A wait that what another program wrote into the segment would make
+ * endless ends, and the launch goes unscheduled: said once per process. */
+static void unscheduled_because(const struct fikit_registration *r, const char *why)
+{
+    static atomic_bool said;
+    if (!atomic_exchange(&said, true))
+        fikit_warn("task %s, slot %d: %s; such a launch goes unscheduled rather than wait (said once)",
+                   fikit_client.task, r->slot_index, why);
+}
+
 /* Posts the launch into a waiter of our slot and sleeps until fikitd grants
- * it, or until fikitd is gone (the launch then goes unscheduled). */
-static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur, uint64_t now)
+ * it, or until fikitd is gone (the launch then goes unscheduled). Every
+ * wait is bounded against what another program may write into the slot:
+ * waiters taken by none of the task's threads, a held launch's state
+ * changed to one neither side gives it, or a launch fikitd does not take
+ * within FIKIT_PICKUP_WAIT_NS. */
+static void hold(struct fikit_registration *r, void *stream, uint64_t key, const char *name, uint64_t dur,
+                 uint64_t now)
 {
     struct fikit_shm_slot *slot = r->slot;
     struct fikit_shm_waiter *w;
-    while (!(w = fikit_shm_waiter_post(slot, (uint64_t)(uintptr_t)stream, key, dur, now))) {
-        /* Every waiter is taken by other threads of this task. */
+    for (int tries = 0;; tries++) {
+        uint32_t mine = atomic_fetch_add(&r->holding, 1);
+        if ((w = fikit_shm_waiter_post(slot, (uint64_t)(uintptr_t)stream, key, dur, now)))
+            break;
+        atomic_fetch_sub(&r->holding, 1);
         if (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
             atomic_load(&fikit_client.daemon_lost))
             return;
+        /* Every waiter is taken: by other threads of this task, which
+         * free theirs, unless fewer of them hold one than there are. */
+        if (mine < FIKIT_SHM_WAITERS && tries >= 20) {
+            unscheduled_because(r, "its waiters in fikit's shared segment are taken, not by its own "
+                                   "threads (another program wrote the segment)");
+            return;
+        }
         usleep(100);
     }
     atomic_fetch_add(&slot->holds, 1);
@@ -128,6 +180,24 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
         if (st == FIKIT_WAITER_GRANTED)
             break;
         uint64_t t = fikit_now_ns();
+        if (st != FIKIT_WAITER_POSTED && st != FIKIT_WAITER_QUEUED) {
+            unscheduled_because(r, "its held launch's state in fikit's shared segment was changed "
+                                   "(another program wrote the segment)");
+            break;
+        }
+        if (st == FIKIT_WAITER_POSTED && t - now > FIKIT_PICKUP_WAIT_NS) {
+            /* Taken back, unless fikitd takes it at this moment. */
+            uint32_t posted = FIKIT_WAITER_POSTED;
+            if (atomic_compare_exchange_strong(&w->state, &posted, FIKIT_WAITER_CLAIMED)) {
+                unscheduled_because(r, "fikitd did not take a held launch within 2 s (its queue full, "
+                                       "stopped, or the segment written by another program)");
+                break;
+            }
+            continue;
+        }
+        uint64_t warn = fikit_client.cfg.warn_held_ns;
+        if (warn && t - now >= warn)
+            say_why_held(r, name, dur, t - now);
         /* fikitd was rung and decides about this launch in its next pass,
          * usually within microseconds, often by granting it (the task in
          * front sits in a gap): wait for that decision spinning, since a
@@ -202,6 +272,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, uint6
     fikit_fault_point(FIKIT_FAULT_GRANTED);
     atomic_fetch_add(&slot->grants, 1);
     fikit_shm_waiter_free(w);
+    atomic_fetch_sub(&r->holding, 1);
 }
 
 /* Sleeps until an absolute instant (EINTR: looked at again sooner). */
@@ -214,8 +285,8 @@ static void sleep_until(uint64_t until)
 /* Asks fikit_admit whether the launch goes now, fills a gap by itself,
  * waits for its queue to drain or to look again, or is held for fikitd,
  * and does what it says: returns when the launch may go. */
-static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, uint64_t dur,
-                      bool collective, uint64_t now)
+static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, const char *name,
+                      uint64_t dur, bool collective, uint64_t now)
 {
     if (fikit_admit_nothing_above(atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed),
                                   r->level))
@@ -225,6 +296,9 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
         struct fikit_view v;
         struct fikit_admit a;
         fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks);
+        /* Its own queue as it knows it, not as the slot shows it: a pace
+         * lasts at most what the task itself launched. */
+        v.own_busy_until_ns = fikit_shm_own_busy_until(&r->own);
         fikit_collective_admit(&v, now, dur, collective, &a);
         switch (a.kind) {
         case FIKIT_ADMIT_GO:
@@ -252,7 +326,7 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
             trace(r, FIKIT_TRACE_PACE, key, 0, fikit_now_ns() - now);
             break;
         case FIKIT_ADMIT_HOLD:
-            hold(r, stream, key, dur, now);
+            hold(r, stream, key, name, dur, now);
             return fikit_now_ns();
         }
         now = fikit_now_ns();
@@ -299,13 +373,23 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
 
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
     if (r) {
-        uint64_t now = admit(r, l->stream, g->key, dur, collective, fikit_now_ns());
-        struct fikit_gap_pred gap;
-        fikit_predict_gap(d->pred, g->prev, g->key, &gap);
-        uint64_t busy = fikit_shm_publish_launch(r->slot, now, dur, g->key, &gap,
-                                                 atomic_load_explicit(&d->idle_after_ns,
-                                                                      memory_order_relaxed));
-        trace(r, FIKIT_TRACE_LAUNCH, g->key, busy, gap.q_ns[2]);
+        uint64_t now = admit(r, l->stream, g->key, g->name, dur, collective, fikit_now_ns());
+        /* The publication is for the levels below, which fill its gaps
+         * (and for the trace): with none registered, the launch is only
+         * counted, and the slot written once a millisecond for status. */
+        uint32_t mask = atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed);
+        bool watched = (mask >> (r->level + 1)) != 0 ||
+                       atomic_load_explicit(&r->shm->hdr.trace_on, memory_order_relaxed);
+        if (watched || now - fikit_shm_own_published(&r->own) >= FIKIT_SHM_UNWATCHED_PUBLISH_NS) {
+            struct fikit_gap_pred gap;
+            fikit_predict_gap(d->pred, g->prev, g->key, &gap);
+            uint64_t busy = fikit_shm_publish_own(r->slot, &r->own, now, dur, g->key, &gap,
+                                                  atomic_load_explicit(&d->idle_after_ns,
+                                                                       memory_order_relaxed));
+            trace(r, FIKIT_TRACE_LAUNCH, g->key, busy, gap.q_ns[2]);
+        } else {
+            fikit_shm_own_count(&r->own, now, dur);
+        }
         fikit_fault_point(FIKIT_FAULT_LAUNCH);
     }
 
@@ -320,7 +404,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
             g->sample = true;
             if (left <= 1)
                 atomic_store_explicit(&c->sample_countdown, c->sample_period, memory_order_relaxed);
-        } else if (dur == 0 && fikit_learn_room() > 64) {
+        } else if (dur == 0 && fikit_learn_room(&c->learner) > 64) {
             g->sample = true;
         }
     }
@@ -340,6 +424,6 @@ void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool lau
                              .name = g->name, .shmem = l->shmem, .marker = g->marker};
     memcpy(s.grid, l->grid, sizeof s.grid);
     memcpy(s.block, l->block, sizeof s.block);
-    if (!fikit_learn_submit(&s))
+    if (!fikit_learn_submit(&fikit_client.learner, &s))
         g->ops->marker_release(&g->marker);
 }

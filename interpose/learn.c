@@ -1,5 +1,7 @@
 #include "interpose/learn.h"
 
+#include "interpose/client.h"
+
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/shm.h"
@@ -9,30 +11,16 @@
 #include <string.h>
 #include <time.h>
 
-#define QUEUE_CAP 4096
-#define SAVE_PERIOD_NS (30ull * FIKIT_NS_PER_S)
-
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    struct fikit_sample q[QUEUE_CAP];
-    unsigned head, count;
-    bool started, stop;
-    pthread_t thread;
-    pthread_once_t exit_once;
-} L = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-       .exit_once = PTHREAD_ONCE_INIT};
-
-/* The previous processed sample of each device, for gaps. */
-static struct fikit_sample last[FIKIT_CLIENT_MAX_DEVICES];
-static bool have_last[FIKIT_CLIENT_MAX_DEVICES];
-
-static int dev_index(struct fikit_client_device *d)
+/* The slot of the previous sample of d, for gaps; -1 if the table is full. */
+static int last_of(struct fikit_learner *L, struct fikit_client_device *d)
 {
-    for (int i = 0; i < atomic_load(&fikit_client.ndevs); i++)
-        if (fikit_client.devs[i] == d)
+    for (int i = 0; i < L->nlast; i++)
+        if (L->last[i].dev == d)
             return i;
-    return -1;
+    if (L->nlast == FIKIT_LEARN_DEVICES)
+        return -1;
+    L->last[L->nlast].dev = NULL;
+    return L->nlast++;
 }
 
 static void trace_event(struct fikit_client_device *d, uint16_t type, uint64_t key, uint64_t a,
@@ -56,10 +44,10 @@ static void publish_slowdown(struct fikit_client_device *d, uint32_t ppm)
     atomic_store_explicit(&r->slot->slowdown_ns, fikit_now_ns(), memory_order_relaxed);
 }
 
-static void process(struct fikit_sample *s, uint64_t dur)
+static void process(struct fikit_learner *L, struct fikit_sample *s, uint64_t dur)
 {
     struct fikit_client_device *d = s->dev;
-    int di = dev_index(d);
+    int di = last_of(L, d);
     struct fikit_kernel_desc desc = {.backend = d->ops->kind, .name = s->name, .shmem = s->shmem};
     memcpy(desc.grid, s->grid, sizeof desc.grid);
     memcpy(desc.block, s->block, sizeof desc.block);
@@ -80,8 +68,8 @@ static void process(struct fikit_sample *s, uint64_t dur)
     trace_event(d, FIKIT_TRACE_KERNEL, s->key, dur, 0, 0);
     publish_slowdown(d, fikit_slowdown_add(&d->slow, s->key, dur));
 
-    if (di >= 0 && have_last[di]) {
-        struct fikit_sample *p = &last[di];
+    if (di >= 0 && L->last[di].dev) {
+        struct fikit_sample *p = &L->last[di];
         int64_t gap;
         if (p->seq + 1 == s->seq && d->ops->marker_gap(&p->marker, &s->marker, &gap) == 0) {
             uint64_t g = gap > 0 ? (uint64_t)gap : 0;
@@ -100,136 +88,92 @@ static void process(struct fikit_sample *s, uint64_t dur)
         d->ops->marker_release(&p->marker);
     }
     if (di >= 0) {
-        last[di] = *s;
-        have_last[di] = true;
+        L->last[di] = *s;
     } else {
         d->ops->marker_release(&s->marker);
     }
 }
 
-/* Processes what is complete at the head of the queue. Returns whether the
- * head is still running. */
-static bool drain(bool final)
+void fikit_learn_drain(struct fikit_learner *L, bool final)
 {
     for (;;) {
-        pthread_mutex_lock(&L.lock);
-        if (L.count == 0) {
-            pthread_mutex_unlock(&L.lock);
-            return false;
+        pthread_mutex_lock(&L->lock);
+        if (L->count == 0) {
+            pthread_mutex_unlock(&L->lock);
+            return;
         }
-        struct fikit_sample s = L.q[L.head];
-        pthread_mutex_unlock(&L.lock);
+        struct fikit_sample s = L->q[L->head];
+        pthread_mutex_unlock(&L->lock);
         uint64_t dur;
         int rc = s.dev->ops->marker_duration(&s.marker, &dur);
         if (rc == -EAGAIN && !final)
-            return true;
-        pthread_mutex_lock(&L.lock);
-        L.head = (L.head + 1) % QUEUE_CAP;
-        L.count--;
-        pthread_mutex_unlock(&L.lock);
+            return; /* the head is still running */
+        pthread_mutex_lock(&L->lock);
+        L->head = (L->head + 1) % FIKIT_LEARN_QUEUE;
+        L->count--;
+        pthread_mutex_unlock(&L->lock);
         if (rc == 0)
-            process(&s, dur);
+            process(L, &s, dur);
         else if (!final)
             s.dev->ops->marker_release(&s.marker);
     }
 }
 
-static void *learner_main(void *arg)
+bool fikit_learn_wait(struct fikit_learner *L)
 {
-    (void)arg;
-    uint64_t next_check = 0;
-    for (;;) {
-        pthread_mutex_lock(&L.lock);
-        if (L.stop) {
-            pthread_mutex_unlock(&L.lock);
-            break;
-        }
+    pthread_mutex_lock(&L->lock);
+    if (!L->stop) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         /* Busy device: look again soon; idle: wake on a new sample. */
-        long wait_ns = L.count ? 500000 : 50000000;
+        long wait_ns = L->count ? 500000 : 50000000;
         ts.tv_nsec += wait_ns;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;
         }
-        pthread_cond_timedwait(&L.cond, &L.lock, &ts);
-        pthread_mutex_unlock(&L.lock);
-        drain(false);
-        uint64_t now = fikit_now_ns();
-        if (now >= next_check) {
-            next_check = now + 100 * FIKIT_NS_PER_MS;
-            fikit_client_check_daemon();
-            /* Long measuring runs keep their profile current. */
-            for (int i = 0; i < atomic_load(&fikit_client.ndevs); i++) {
-                struct fikit_client_device *d = fikit_client.devs[i];
-                if (d->dirty && now - d->saved_ns > SAVE_PERIOD_NS && d->saved_ns) {
-                    fikit_client_save_profiles(false);
-                    break;
-                }
-                if (!d->saved_ns)
-                    d->saved_ns = now;
-            }
-        }
+        pthread_cond_timedwait(&L->cond, &L->lock, &ts);
     }
-    return NULL;
+    bool go_on = !L->stop;
+    pthread_mutex_unlock(&L->lock);
+    return go_on;
 }
 
-static void at_exit(void)
+void fikit_learn_stop(struct fikit_learner *L)
 {
-    pthread_mutex_lock(&L.lock);
-    bool started = L.started;
-    L.stop = true;
-    pthread_cond_signal(&L.cond);
-    pthread_mutex_unlock(&L.lock);
-    if (started)
-        pthread_join(L.thread, NULL);
-    /* What finished is learned; what is still running is left alone. */
-    drain(true);
-    fikit_client_save_profiles(true);
+    pthread_mutex_lock(&L->lock);
+    L->stop = true;
+    pthread_cond_signal(&L->cond);
+    pthread_mutex_unlock(&L->lock);
 }
 
-static void register_exit(void) { atexit(at_exit); }
-
-void fikit_learn_start(void)
+bool fikit_learn_submit(struct fikit_learner *L, const struct fikit_sample *s)
 {
-    pthread_once(&L.exit_once, register_exit);
-    pthread_mutex_lock(&L.lock);
-    if (!L.started && !L.stop) {
-        if (pthread_create(&L.thread, NULL, learner_main, NULL) == 0)
-            L.started = true;
-    }
-    pthread_mutex_unlock(&L.lock);
-}
-
-bool fikit_learn_submit(const struct fikit_sample *s)
-{
-    pthread_mutex_lock(&L.lock);
-    bool ok = L.count < QUEUE_CAP && !L.stop;
+    pthread_mutex_lock(&L->lock);
+    bool ok = L->count < FIKIT_LEARN_QUEUE && !L->stop;
     if (ok) {
-        L.q[(L.head + L.count) % QUEUE_CAP] = *s;
-        L.count++;
-        if (L.count == 1)
-            pthread_cond_signal(&L.cond);
+        L->q[(L->head + L->count) % FIKIT_LEARN_QUEUE] = *s;
+        L->count++;
+        if (L->count == 1)
+            pthread_cond_signal(&L->cond);
     }
-    pthread_mutex_unlock(&L.lock);
+    pthread_mutex_unlock(&L->lock);
     return ok;
 }
 
-unsigned fikit_learn_room(void)
+unsigned fikit_learn_room(struct fikit_learner *L)
 {
-    pthread_mutex_lock(&L.lock);
-    unsigned room = QUEUE_CAP - L.count;
-    pthread_mutex_unlock(&L.lock);
+    pthread_mutex_lock(&L->lock);
+    unsigned room = FIKIT_LEARN_QUEUE - L->count;
+    pthread_mutex_unlock(&L->lock);
     return room;
 }
 
-void fikit_learn_after_fork(void)
+void fikit_learn_reset(struct fikit_learner *L)
 {
-    pthread_mutex_init(&L.lock, NULL);
-    pthread_cond_init(&L.cond, NULL);
-    L.started = false;
-    L.stop = false;
-    L.count = 0;
-    memset(have_last, 0, sizeof have_last);
+    pthread_mutex_init(&L->lock, NULL);
+    pthread_cond_init(&L->cond, NULL);
+    L->stop = false;
+    L->count = 0;
+    L->nlast = 0;
 }

@@ -7,7 +7,8 @@
 #include <string.h>
 
 static const char *const mode_names[FIKIT_SIM_MODES] = {"timeslice", "mps", "mps-prio",
-                                                        "fikit-ts", "fikit-mps", "beside"};
+                                                        "fikit-ts", "fikit-mps", "beside",
+                                                        "fikit-alone"};
 
 const char *fikit_sim_mode_name(enum fikit_sim_mode m)
 {
@@ -195,6 +196,8 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
             s.mps_priority = x->fikit_mps_priority;
             s.sched = x->sched_mps;
             s.fikit = true;
+            pair[1].beside = x->fikit_mps_beside;
+            pair[1].thread_pct = x->fikit_mps_thread_pct;
             break;
         case FIKIT_SIM_MODE_BESIDE:
             s.substrate = FIKIT_SIM_MPS;
@@ -204,8 +207,10 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
             pair[1].beside = true;
             pair[1].thread_pct = x->beside_thread_pct;
             break;
+        case FIKIT_SIM_MODE_FIKIT_ALONE: s.fikit = true; break;
         }
-        if ((rc = fikit_sim_run(&s, pair, 2, &r, err)) != 0) {
+        size_t ntasks = mode == FIKIT_SIM_MODE_FIKIT_ALONE ? 1 : 2;
+        if ((rc = fikit_sim_run(&s, pair, ntasks, &r, err)) != 0) {
             if (err) {
                 char why[sizeof err->msg];
                 snprintf(why, sizeof why, "%s", err->msg);
@@ -222,7 +227,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         row->done = true;
         row->p50_ratio = ratio(row->p50, out->alone_p50);
         row->p99_ratio = ratio(row->p99, out->alone_p99);
-        row->loop_per_s = r.window_ns ? (double)r.task[1].sequences * 1e9 / (double)r.window_ns : 0;
+        row->loop_per_s = ntasks > 1 && r.window_ns ? (double)r.task[1].sequences * 1e9 / (double)r.window_ns : 0;
         row->loop_ratio = out->loop_alone_per_s > 0 ? row->loop_per_s / out->loop_alone_per_s : 0;
         row->holds = r.task[1].holds;
         row->grants = r.task[1].grants;

@@ -16,13 +16,14 @@ enum fikit_sim_mode {
     FIKIT_SIM_MODE_FIKIT_TS,      /* fikit (the configured policy) on time-slicing */
     FIKIT_SIM_MODE_FIKIT_MPS,     /* fikit on MPS */
     FIKIT_SIM_MODE_BESIDE,        /* fikit on MPS, the loop share = beside under a thread cap */
+    FIKIT_SIM_MODE_FIKIT_ALONE,   /* the service alone under fikit: what fikit itself costs it */
     FIKIT_SIM_MODES
 };
 
 const char *fikit_sim_mode_name(enum fikit_sim_mode m);
 /* -EINVAL for an unknown name. */
 int fikit_sim_mode_parse(const char *name, enum fikit_sim_mode *out);
-#define FIKIT_SIM_MODE_NAMES "timeslice, mps, mps-prio, fikit-ts, fikit-mps, beside"
+#define FIKIT_SIM_MODE_NAMES "timeslice, mps, mps-prio, fikit-ts, fikit-mps, beside, fikit-alone"
 
 struct fikit_sim_experiment {
     const struct fikit_sim_device *dev;
@@ -32,6 +33,11 @@ struct fikit_sim_experiment {
     struct fikit_sched_params sched_ts, sched_mps;
     uint32_t beside_thread_pct;       /* the loop's cap in beside */
     bool fikit_mps_priority;          /* fikit's MPS modes with client priority for the loop */
+    /* How fikit.ini has the loop (priority 9) share an MPS device in
+     * fikit-mps (fikit_config_task_sharing): beside at this thread cap
+     * (0: in the gaps), at MPS's lower client priority or not. */
+    uint32_t fikit_mps_thread_pct;
+    bool fikit_mps_beside;
     uint64_t poll_ns, pickup_ns, wake_ns;
     double load;                      /* the service's share of its capacity, 0 < load < 1 */
     uint64_t requests, warmup;

@@ -28,6 +28,7 @@ static const struct key_row rows[] = {
     ROW("launch_us", 1, 0, 1e6, launch_ns),
     ROW("switch_us", 1, 0, 1e6, switch_ns),
     ROW("slice_us", 1, 1, 1e7, slice_ns),
+    ROW("fikit_launch_us", 1, 0, 1e4, fikit_launch_ns),
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -97,7 +98,7 @@ int fikit_sim_device_parse(const char *text, const char *path, struct fikit_sim_
             memset(d, 0, sizeof *d);
             return fikit_err_set(err, -EINVAL,
                                  "%s:%d: unknown key '%s': accepted: name, about, sms, threads_per_sm, "
-                                 "blocks_per_sm, launch_us, switch_us, slice_us",
+                                 "blocks_per_sm, launch_us, switch_us, slice_us, fikit_launch_us",
                                  path, line, k);
         }
         char *end;

@@ -38,6 +38,7 @@ struct fikit_sim_device {
     uint64_t launch_ns;  /* from a launch call to the kernel being visible */
     uint64_t switch_ns;  /* time-slicing: one context switch */
     uint64_t slice_ns;   /* time-slicing: a busy context yields after this */
+    uint64_t fikit_launch_ns; /* fikit's own host time per launch of a task under it */
 };
 
 /* Errors name the file, the line, the key, its value and what is accepted. */

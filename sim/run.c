@@ -233,7 +233,9 @@ static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur)
         m->failed = -ENOMEM;
     t->outstanding++;
     m->r->task[i].launches++;
-    advance(m, i, now);
+    /* fikit's own time in the launch call (the interposer, admission,
+     * publishing): the program's host thread carries on that much later. */
+    advance(m, i, now + (t->registered ? m->s->dev->fikit_launch_ns : 0));
 }
 
 static void schedule_pass(struct sim *m, uint64_t at)

@@ -107,11 +107,8 @@ int fikit_cmd_calibrate(int argc, char **argv)
         return 2;
     }
     struct fikit_config cfg;
-    struct fikit_err err;
-    if (fikit_config_load(config, &cfg, &err)) {
-        fprintf(stderr, "fikit calibrate: %s\n", err.msg);
+    if (fikit_tool_config("calibrate", config, &cfg))
         return 1;
-    }
     if (!substrate)
         substrate = fikit_substrate_name(cfg.substrate);
     char probe[PATH_MAX], model[256];
@@ -138,6 +135,7 @@ int fikit_cmd_calibrate(int argc, char **argv)
         return 0;
     char state[PATH_MAX];
     fikit_config_state_dir(&cfg, state, sizeof state);
+    struct fikit_err err;
     if (fikit_calibration_put(state, substrate, model, cost, &err)) {
         fprintf(stderr, "fikit calibrate: %s\n", err.msg);
         return 1;

@@ -34,14 +34,10 @@ int fikit_cmd_config(int argc, char **argv)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-        if (c == 'c')
-            path = optarg;
-        else if (c == 'h') {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            return 2;
+        switch (c) {
+        case 'c': path = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
         }
     }
     if (optind != argc) {
@@ -49,11 +45,8 @@ int fikit_cmd_config(int argc, char **argv)
         return 2;
     }
     struct fikit_config cfg;
-    struct fikit_err err;
-    if (fikit_config_load(path, &cfg, &err)) {
-        fprintf(stderr, "fikit config: %s\n", err.msg);
+    if (fikit_tool_config("config", path, &cfg))
         return 1;
-    }
     char sock[4096], state[4096], prof[4096];
     fikit_config_socket_path(&cfg, sock, sizeof sock);
     fikit_config_state_dir(&cfg, state, sizeof state);
@@ -77,6 +70,7 @@ int fikit_cmd_config(int argc, char **argv)
     printf("recheck_us        %llu\n", (unsigned long long)cfg.recheck_ns / 1000);
     printf("starve_after_us   %llu\n", (unsigned long long)cfg.starve_after_ns / 1000);
     printf("max_queued_us     %llu\n", (unsigned long long)cfg.max_queued_ns / 1000);
+    printf("max_wait_ms       %llu\n", (unsigned long long)cfg.max_wait_ns / 1000000);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t spin = fikit_config_spin_ns(&cfg, cpus, false);
     char spin_here[64];
@@ -89,6 +83,9 @@ int fikit_cmd_config(int argc, char **argv)
                "device that computes on the CPUs)\n", spin_here, cpus, FIKIT_SPIN_AUTO_MIN_CPUS);
     else
         printf("spin_us           %s\n", spin_here);
+    printf("pauses            %s\n", cfg.pauses ? "on" : "off");
+    printf("mps_lower_share   %s\n", fikit_share_name(cfg.mps_lower_share));
+    printf("mps_lower_thread_percentage %d\n", cfg.mps_lower_thread_pct);
     if (cfg.beside_max_slowdown)
         printf("beside_max_slowdown %g\n", cfg.beside_max_slowdown);
     else

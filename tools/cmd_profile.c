@@ -123,16 +123,11 @@ int fikit_cmd_profile(int argc, char **argv)
     argv++;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
-        if (c == 'c')
-            config = optarg;
-        else if (c == 'n')
-            top = atoi(optarg);
-        else if (c == 'h') {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            return 2;
+        switch (c) {
+        case 'c': config = optarg; break;
+        case 'n': top = atoi(optarg); break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
         }
     }
     if (optind + 1 != argc) {
@@ -142,11 +137,8 @@ int fikit_cmd_profile(int argc, char **argv)
     }
     const char *task = argv[optind];
     struct fikit_config cfg;
-    struct fikit_err err;
-    if (fikit_config_load(config, &cfg, &err)) {
-        fprintf(stderr, "fikit profile: %s\n", err.msg);
+    if (fikit_tool_config("profile", config, &cfg))
         return 1;
-    }
     char dir[4096], tdir[4200];
     fikit_config_profile_dir(&cfg, dir, sizeof dir);
     snprintf(tdir, sizeof tdir, "%s/%s", dir, task);

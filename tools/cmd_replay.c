@@ -85,11 +85,8 @@ int fikit_cmd_replay(int argc, char **argv)
         return 2;
     }
     struct fikit_config cfg;
-    struct fikit_err err;
-    if (fikit_config_load(config, &cfg, &err)) {
-        fprintf(stderr, "fikit replay: %s\n", err.msg);
+    if (fikit_tool_config("replay", config, &cfg))
         return 1;
-    }
     struct fikit_sched_params p;
     fikit_config_sched_params(&cfg, -1, &p);
     if (policy && fikit_policy_parse(policy, &p.policy)) {
@@ -120,6 +117,7 @@ int fikit_cmd_replay(int argc, char **argv)
     }
     struct fikit_replay_launch *l = NULL;
     size_t n = 0;
+    struct fikit_err err;
     int rc = fikit_replay_parse(in, strcmp(path, "-") == 0 ? "<stdin>" : path, &l, &n, &err);
     if (in != stdin)
         fclose(in);

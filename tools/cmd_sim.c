@@ -127,17 +127,21 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
            (unsigned long long)x->requests);
     printf("alone: service p50 %.3f ms, p99 %.3f ms [%.3f, %.3f]; %s %.2f sequences/s\n", r->alone_p50.v,
            r->alone_p99.v, r->alone_p99.lo, r->alone_p99.hi, x->loop->name, r->loop_alone_per_s);
-    printf("%-10s %8s %8s %6s %6s %-15s %7s %7s %7s %7s %7s %8s\n", "mode", "p50_ms", "p99_ms", "p50_x",
+    printf("%-11s %8s %8s %6s %6s %-15s %7s %7s %7s %7s %7s %8s\n", "mode", "p50_ms", "p99_ms", "p50_x",
            "p99_x", "p99_x_95%", "train_x", "holds", "grants", "fills", "paces", "held_ms");
     for (int m = 0; m < FIKIT_SIM_MODES; m++) {
         const struct fikit_sim_row *w = &r->row[m];
         if (!w->done)
             continue;
-        char ci[32];
+        char ci[32], train[16];
         snprintf(ci, sizeof ci, "[%.2f, %.2f]", w->p99_ratio.lo, w->p99_ratio.hi);
-        printf("%-10s %8.3f %8.3f %6.2f %6.2f %-15s %7.2f %7llu %7llu %7llu %7llu %8.3f\n",
+        if (m == FIKIT_SIM_MODE_FIKIT_ALONE)
+            snprintf(train, sizeof train, "-");
+        else
+            snprintf(train, sizeof train, "%.2f", w->loop_ratio);
+        printf("%-11s %8.3f %8.3f %6.2f %6.2f %-15s %7s %7llu %7llu %7llu %7llu %8.3f\n",
                fikit_sim_mode_name((enum fikit_sim_mode)m), w->p50.v, w->p99.v, w->p50_ratio.v,
-               w->p99_ratio.v, ci, w->loop_ratio, (unsigned long long)w->holds,
+               w->p99_ratio.v, ci, train, (unsigned long long)w->holds,
                (unsigned long long)w->grants, (unsigned long long)w->fills, (unsigned long long)w->paces,
                w->held_ms);
     }
@@ -253,7 +257,8 @@ int fikit_cmd_sim(int argc, char **argv)
     }
     uint32_t mode_mask = 0;
     if (strcmp(substrate, "timeslice") == 0) {
-        mode_mask = 1u << FIKIT_SIM_MODE_TIMESLICE | 1u << FIKIT_SIM_MODE_FIKIT_TS;
+        mode_mask = 1u << FIKIT_SIM_MODE_TIMESLICE | 1u << FIKIT_SIM_MODE_FIKIT_TS |
+                    1u << FIKIT_SIM_MODE_FIKIT_ALONE;
     } else if (strcmp(substrate, "mps") == 0) {
         mode_mask = 1u << FIKIT_SIM_MODE_MPS | 1u << FIKIT_SIM_MODE_MPS_PRIO | 1u << FIKIT_SIM_MODE_FIKIT_MPS |
                     1u << FIKIT_SIM_MODE_BESIDE;
@@ -321,6 +326,15 @@ int fikit_cmd_sim(int argc, char **argv)
      * device: the device's own for time-slicing, none on MPS. */
     fikit_config_sched_params(&cfg, (int64_t)dev.switch_ns, &x.sched_ts);
     fikit_config_sched_params(&cfg, 0, &x.sched_mps);
+    /* fikit-mps runs the job as fikit-launch would start a priority-9 task
+     * with no [task] section on an MPS device. */
+    struct fikit_config cfg_mps = cfg;
+    struct fikit_task_sharing lower;
+    cfg_mps.substrate = FIKIT_SUBSTRATE_MPS;
+    fikit_config_task_sharing(&cfg_mps, NULL, FIKIT_LEVELS - 1, &lower);
+    x.fikit_mps_beside = lower.share == FIKIT_SHARE_BESIDE;
+    x.fikit_mps_thread_pct = (uint32_t)lower.thread_pct;
+    x.fikit_mps_priority = mps_prio || lower.low_client_priority;
 
     FILE *json = NULL;
     if (json_path && !(json = fopen(json_path, "w"))) {

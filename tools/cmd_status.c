@@ -53,19 +53,25 @@ static void usage(FILE *f)
                "Exit status: 0, or 1 if fikitd cannot be reached.\n");
 }
 
-/* Shared by the tool's commands: connects to the configured daemon. */
+/* Shared by the tool's commands. */
+int fikit_tool_config(const char *cmd, const char *config, struct fikit_config *cfg)
+{
+    struct fikit_err err;
+    if (fikit_config_load(config, cfg, &err) == 0)
+        return 0;
+    fprintf(stderr, "fikit %s: %s\n", cmd, err.msg);
+    return -1;
+}
+
 int fikit_tool_connect(const char *cmd, const char *config, const char *socket_path)
 {
     struct fikit_config cfg;
-    struct fikit_err err;
     char sock[4096];
     if (socket_path) {
         snprintf(sock, sizeof sock, "%s", socket_path);
     } else {
-        if (fikit_config_load(config, &cfg, &err)) {
-            fprintf(stderr, "fikit %s: %s\n", cmd, err.msg);
+        if (fikit_tool_config(cmd, config, &cfg))
             return -1;
-        }
         fikit_config_socket_path(&cfg, sock, sizeof sock);
     }
     int fd = fikit_proto_connect(sock);
@@ -86,16 +92,11 @@ int fikit_cmd_status(int argc, char **argv)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
-        if (c == 'c')
-            config = optarg;
-        else if (c == 's')
-            sock = optarg;
-        else if (c == 'h') {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            return 2;
+        switch (c) {
+        case 'c': config = optarg; break;
+        case 's': sock = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
         }
     }
     int fd = fikit_tool_connect("status", config, sock);
@@ -139,9 +140,10 @@ int fikit_cmd_status(int argc, char **argv)
                    d->model, fikit_policy_name(d->policy), d->substrate_cost_ns / 1000.0,
                    d->safety_margin_ns / 1000.0, tracing);
             printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu starved, "
-                   "%llu other; %llu held threads woken ahead of a decision\n",
+                   "%llu pause, %llu overdue, %llu other; %llu held threads woken ahead of a decision\n",
                    top, (unsigned long long)d->held_now, (unsigned long long)d->grants_free,
                    (unsigned long long)d->grants_fit, (unsigned long long)d->grants_starved,
+                   (unsigned long long)d->grants_pause, (unsigned long long)d->grants_overdue,
                    (unsigned long long)d->grants_other, (unsigned long long)d->nudges);
             printf("  arbiter: pickup p50 %.1f us, p99 %.1f us, max %.1f us (%llu launches); "
                    "pass p50 %.1f us, p99 %.1f us, max %.1f us (%llu passes)\n",

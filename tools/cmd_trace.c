@@ -246,11 +246,8 @@ int fikit_cmd_trace(int argc, char **argv)
         return 2;
     }
     struct fikit_config cfg;
-    struct fikit_err err;
-    if (fikit_config_load(config, &cfg, &err)) {
-        fprintf(stderr, "fikit trace: %s\n", err.msg);
+    if (fikit_tool_config("trace", config, &cfg))
         return 1;
-    }
     int fd = fikit_tool_connect("trace", config, sock);
     if (fd < 0)
         return 1;

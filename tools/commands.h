@@ -12,6 +12,11 @@ int fikit_cmd_trace(int argc, char **argv);
 int fikit_cmd_calibrate(int argc, char **argv);
 int fikit_cmd_sim(int argc, char **argv);
 
+/* Loads fikit.ini as every command does (config: -c, else the search
+ * order). Returns 0, or -1 after printing "fikit CMD: <the error>". */
+struct fikit_config;
+int fikit_tool_config(const char *cmd, const char *config, struct fikit_config *cfg);
+
 /* Connects to fikitd: socket_path if given, else the configured one. On
  * failure prints "fikit CMD: ..." and returns -1. */
 int fikit_tool_connect(const char *cmd, const char *config, const char *socket_path);

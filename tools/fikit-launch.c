@@ -37,8 +37,11 @@ static void usage(FILE *f)
             "      --version       show the version\n"
             "\n"
             "Environment passed to the program: FIKIT_TASK, FIKIT_PRIORITY, FIKIT_MEASURE,\n"
-            "FIKIT_BACKEND, FIKIT_CONFIG, OPENCL_LAYERS, LD_PRELOAD; with substrate = mps and\n"
-            "mps_thread_percentage set for the task, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE.\n"
+            "FIKIT_BACKEND, FIKIT_CONFIG, OPENCL_LAYERS, LD_PRELOAD; with substrate = mps,\n"
+            "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE when the task has a thread cap (its\n"
+            "mps_thread_percentage, or mps_lower_thread_percentage for priorities 1 to 9 under\n"
+            "mps_lower_share = beside) and, for priorities 1 to 9, CUDA_MPS_CLIENT_PRIORITY=1\n"
+            "unless the environment sets it.\n"
             "FIKIT_LIBRARY overrides where libfikit.so is found.\n"
             "\n"
             "If fikitd cannot be reached the program runs unscheduled after one line on\n"
@@ -254,10 +257,15 @@ int main(int argc, char **argv)
         char real[PATH_MAX];
         setenv("FIKIT_CONFIG", realpath(cfg.source, real) ? real : cfg.source, 1);
     }
-    if (cfg.substrate == FIKIT_SUBSTRATE_MPS && tc && tc->mps_thread_percentage) {
-        snprintf(num, sizeof num, "%d", tc->mps_thread_percentage);
+    struct fikit_task_sharing sharing;
+    fikit_config_task_sharing(&cfg, tc, priority, &sharing);
+    if (sharing.thread_pct) {
+        snprintf(num, sizeof num, "%d", sharing.thread_pct);
         setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", num, 1);
     }
+    /* Below normal, unless the caller chose (0 is normal, 1 below). */
+    if (sharing.low_client_priority)
+        setenv("CUDA_MPS_CLIENT_PRIORITY", "1", 0);
     execv(prog, prog_argv);
     int e = errno;
     fprintf(stderr, "fikit-launch: cannot execute %s: %s\n", prog, strerror(e));

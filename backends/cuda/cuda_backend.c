@@ -150,13 +150,9 @@ static int device_identity(const struct fikit_launch_desc *l, char *key, size_t 
     return 0;
 }
 
-static struct fikit_captures captures;
+struct fikit_captures fikit_cuda_captures;
 
-void fikit_cuda_capture_began(void) { fikit_captures_began(&captures); }
-
-void fikit_cuda_capture_ended(void) { fikit_captures_ended(&captures); }
-
-static bool captures_open(void) { return fikit_captures_any(&captures); }
+static bool captures_open(void) { return fikit_captures_any(&fikit_cuda_captures); }
 
 static bool stream_capturing(const struct fikit_launch_desc *l)
 {
@@ -173,28 +169,6 @@ static void *event_create(void *ctx)
     (void)ctx; /* the launch's context is current */
     CUevent ev;
     return drv.EventCreate(&ev, CU_EVENT_DEFAULT) == CUDA_SUCCESS ? ev : NULL;
-}
-
-static void event_destroy(void *ev)
-{
-    if (drv.EventDestroy)
-        drv.EventDestroy((CUevent)ev);
-}
-
-static bool event_record(void *ev, void *stream)
-{
-    return drv.EventRecord((CUevent)ev, (CUstream)stream) == CUDA_SUCCESS;
-}
-
-static int event_query(void *ev)
-{
-    CUresult r = drv.EventQuery((CUevent)ev);
-    return r == CUDA_SUCCESS ? 0 : r == CUDA_ERROR_NOT_READY ? -EAGAIN : -EIO;
-}
-
-static bool event_elapsed(float *ms, void *a, void *b)
-{
-    return drv.EventElapsedTime(ms, (CUevent)a, (CUevent)b) == CUDA_SUCCESS;
 }
 
 /* The learner thread reads events: with the event's context current, and
@@ -214,17 +188,7 @@ static void reader_setup(void *ctx)
         reader_ctx = ctx;
 }
 
-static const struct fikit_event_ops event_ops = {
-    .create = event_create,
-    .destroy = event_destroy,
-    .record = event_record,
-    .query = event_query,
-    .elapsed_ms = event_elapsed,
-    .reader_setup = reader_setup,
-};
-
-static struct fikit_event_pair events = FIKIT_EVENT_PAIR_INIT(&event_ops);
-FIKIT_EVENT_PAIR_MARKERS(events)
+FIKIT_EVENT_PAIR_OVER(drv, CUevent, CUstream, CUDA_SUCCESS, CUDA_ERROR_NOT_READY, event_create, reader_setup)
 
 const struct fikit_backend_ops fikit_cuda_ops = {
     .kind = FIKIT_BACKEND_CUDA,

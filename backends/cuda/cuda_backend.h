@@ -6,6 +6,7 @@
 #define FIKIT_BACKENDS_CUDA_H
 
 #include "backends/backend.h"
+#include "backends/capture.h"
 
 #include <cuda.h>
 #include <stdbool.h>
@@ -25,10 +26,9 @@ bool fikit_cuda_describe(struct fikit_launch_desc *l, void *f, CUstream s, bool 
                          const unsigned grid[3], const unsigned block[3], unsigned shmem,
                          const char *name);
 
-/* Stream captures this process has open, kept by the interposer's capture
- * hooks: while there are none, launches need no capture query. */
-void fikit_cuda_capture_began(void);
-void fikit_cuda_capture_ended(void);
+/* Stream captures this process has open, kept by the capture hooks: while
+ * there are none, launches need no capture query. */
+extern struct fikit_captures fikit_cuda_captures;
 
 /* The driver's cuGetProcAddress_v2, found by the interposer. */
 typedef CUresult (*fikit_cu_get_proc_fn)(const char *, void **, int, cuuint64_t,

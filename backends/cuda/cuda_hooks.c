@@ -267,13 +267,7 @@ EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary lib)
 /* ------------------------------------------------------ stream capture */
 
 /* Counting open captures lets every other launch skip the capture query. */
-#define BEGAN(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ == CUDA_SUCCESS)                                                                    \
-            fikit_cuda_capture_began();                                                            \
-        return r_;                                                                                 \
-    } while (0)
+#define BEGAN(call) FIKIT_CAPTURE_BEGAN(&fikit_cuda_captures, CUresult, CUDA_SUCCESS, call)
 
 EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream s)
 {
@@ -326,7 +320,7 @@ EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream s, CUgraph *g)
 {
     cap_end_fn real = REAL(H_CAP_END, cap_end_fn);
     CUresult r = real ? real(s, g) : CUDA_ERROR_NOT_FOUND;
-    fikit_cuda_capture_ended(); /* ended, successfully or not */
+    fikit_captures_ended(&fikit_cuda_captures); /* ended, successfully or not */
     return r;
 }
 
@@ -334,7 +328,7 @@ EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
 {
     cap_end_fn real = REAL(H_CAP_END_PTSZ, cap_end_fn);
     CUresult r = real ? real(s, g) : CUDA_ERROR_NOT_FOUND;
-    fikit_cuda_capture_ended();
+    fikit_captures_ended(&fikit_cuda_captures);
     return r;
 }
 

@@ -232,13 +232,9 @@ static int device_identity(const struct fikit_launch_desc *l, char *key, size_t 
     return 0;
 }
 
-static struct fikit_captures captures;
+struct fikit_captures fikit_hip_captures;
 
-void fikit_hip_capture_began(void) { fikit_captures_began(&captures); }
-
-void fikit_hip_capture_ended(void) { fikit_captures_ended(&captures); }
-
-static bool captures_open(void) { return fikit_captures_any(&captures); }
+static bool captures_open(void) { return fikit_captures_any(&fikit_hip_captures); }
 
 static bool stream_capturing(const struct fikit_launch_desc *l)
 {
@@ -266,28 +262,6 @@ static void *event_create(void *dev)
     return ev;
 }
 
-static void event_destroy(void *ev)
-{
-    if (rt.EventDestroy)
-        rt.EventDestroy((hipEvent_t)ev);
-}
-
-static bool event_record(void *ev, void *stream)
-{
-    return rt.EventRecord((hipEvent_t)ev, (hipStream_t)stream) == hipSuccess;
-}
-
-static int event_query(void *ev)
-{
-    hipError_t r = rt.EventQuery((hipEvent_t)ev);
-    return r == hipSuccess ? 0 : r == hipErrorNotReady ? -EAGAIN : -EIO;
-}
-
-static bool event_elapsed(float *ms, void *a, void *b)
-{
-    return rt.EventElapsedTime(ms, (hipEvent_t)a, (hipEvent_t)b) == hipSuccess;
-}
-
 /* The learner thread reads events in relaxed capture mode, so that it can
  * never invalidate a graph capture that another thread of the program runs
  * in global mode. (HIP events carry their device: no device to select.) */
@@ -303,17 +277,7 @@ static void reader_setup(void *dev)
     }
 }
 
-static const struct fikit_event_ops event_ops = {
-    .create = event_create,
-    .destroy = event_destroy,
-    .record = event_record,
-    .query = event_query,
-    .elapsed_ms = event_elapsed,
-    .reader_setup = reader_setup,
-};
-
-static struct fikit_event_pair events = FIKIT_EVENT_PAIR_INIT(&event_ops);
-FIKIT_EVENT_PAIR_MARKERS(events)
+FIKIT_EVENT_PAIR_OVER(rt, hipEvent_t, hipStream_t, hipSuccess, hipErrorNotReady, event_create, reader_setup)
 
 const struct fikit_backend_ops fikit_hip_ops = {
     .kind = FIKIT_BACKEND_HIP,

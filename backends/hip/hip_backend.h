@@ -10,6 +10,7 @@
 #define FIKIT_BACKENDS_HIP_H
 
 #include "backends/backend.h"
+#include "backends/capture.h"
 
 /* hip_runtime_api.h is plain C on the AMD platform once it is selected. */
 #if !defined(__HIP_PLATFORM_AMD__)
@@ -107,9 +108,8 @@ bool fikit_hip_describe(struct fikit_launch_desc *l, enum fikit_hip_kernel_kind 
                         const void *k, hipStream_t s, bool spt, const unsigned grid[3],
                         const unsigned block[3], size_t shmem, const char *name);
 
-/* Stream captures this process has open, kept by the interposer's capture
- * hooks: while there are none, launches need no capture query. */
-void fikit_hip_capture_began(void);
-void fikit_hip_capture_ended(void);
+/* Stream captures this process has open, kept by the capture hooks: while
+ * there are none, launches need no capture query. */
+extern struct fikit_captures fikit_hip_captures;
 
 #endif

@@ -652,13 +652,7 @@ EXPORT hipError_t w_hipLibraryUnload(void *lib)
 /* ------------------------------------------------------ stream capture */
 
 /* Counting open captures lets every other launch skip the capture query. */
-#define BEGAN(call)                                                                                \
-    do {                                                                                           \
-        hipError_t r_ = (call);                                                                    \
-        if (r_ == hipSuccess)                                                                      \
-            fikit_hip_capture_began();                                                             \
-        return r_;                                                                                 \
-    } while (0)
+#define BEGAN(call) FIKIT_CAPTURE_BEGAN(&fikit_hip_captures, hipError_t, hipSuccess, call)
 
 typedef hipError_t (*cap_fn)(hipStream_t, hipStreamCaptureMode);
 
@@ -691,7 +685,7 @@ EXPORT hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t *g)
 {
     cap_end_fn real = REAL(H_CAP_END, cap_end_fn);
     hipError_t r = real ? real(s, g) : hipErrorNotFound;
-    fikit_hip_capture_ended(); /* ended, successfully or not */
+    fikit_captures_ended(&fikit_hip_captures); /* ended, successfully or not */
     return r;
 }
 
@@ -699,7 +693,7 @@ EXPORT hipError_t w_hipStreamEndCapture_spt(hipStream_t s, hipGraph_t *g)
 {
     cap_end_fn real = REAL(H_CAP_END_SPT, cap_end_fn);
     hipError_t r = real ? real(s, g) : hipErrorNotFound;
-    fikit_hip_capture_ended();
+    fikit_captures_ended(&fikit_hip_captures);
     return r;
 }
 

@@ -77,6 +77,57 @@ def programs_for_others(dest):
     return os.path.join(dest, "tools", "fikit-launch"), os.path.join(dest, "demo", "fikit-demo-batch")
 
 
+# An ordinary local user, for the tests of what one can do to others: as
+# root, a forked child that has become nobody (it reaches fikitd's socket
+# through socket_group); without root, this user.
+ROOT = os.geteuid() == 0
+
+
+def become_nobody():
+    if ROOT:
+        import grp
+        import pwd
+        nobody = pwd.getpwnam("nobody")
+        os.setgroups([grp.getgrnam("nogroup").gr_gid])
+        os.setgid(nobody.pw_gid)
+        os.setuid(nobody.pw_uid)
+
+
+def attacker(fn, *args):
+    """Runs fn(*args) in a child as nobody; returns its pid. The child's exit
+    status is fn's SystemExit code (0 if it returns, 1 if it raises), and it
+    leaves by os._exit, never through the parent's cleanup."""
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            become_nobody()
+            fn(*args)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+            if not isinstance(e.code, int) and e.code is not None:
+                print(e.code, flush=True)
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        os._exit(code)
+    return pid
+
+
+def wait_child(pid, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            return os.waitstatus_to_exitcode(st)
+        time.sleep(0.02)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    return None
+
+
 def fail(msg):
     print(f"FAIL: {msg}", flush=True)
     sys.exit(1)

@@ -11,7 +11,8 @@ from harness import BUILD, Fikit, check, check_traced_launches, fail
 prog = os.path.join(BUILD, "tests", "fakecuda", "driver_paths")
 libdir = os.path.join(BUILD, "tests", "fakecuda", "lib")
 
-with Fikit(extra="", tasks=(("paths", 0), ("low", 9), ("spin", 0))) as fk:
+# pauses = off: held launches must stay held while the busy task runs.
+with Fikit(extra="pauses = off", tasks=(("paths", 0), ("low", 9), ("spin", 0))) as fk:
     text = open(fk.config).read().replace("backend = opencl", "backend = cuda")
     open(fk.config, "w").write(text)
     fk.env["LD_LIBRARY_PATH"] = libdir

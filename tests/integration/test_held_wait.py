@@ -1,14 +1,18 @@
-"""A launch that fits no gap waits, and fikit says so.
+"""A launch that fits no gap waits, fikit says so, and the wait is bounded.
 
 A kernel predicted longer than every gap of the higher levels waits until
-they go idle (DESIGN.md, the policy). Here a priority-9 batch kernel of
-about 4 ms meets a priority-0 service whose gaps are under 1 ms: it must
-wait out the service, and the user must be able to see why. `fikit status`
+they go idle or pause (DESIGN.md, the policy), or until it has been held
+[scheduler] max_wait_ms. Here a priority-9 batch kernel of about 4 ms meets a
+priority-0 service whose gaps are under 1 ms. With max_wait_ms = 0 it must
+wait out the service, and the user must be able to see why: `fikit status`
 shows the batch task's longest wait growing with its kernel's predicted
-duration beside it, fikitd's log names the task, the kernel's prediction
-and the level it waits behind once the wait passes [daemon]
-warn_held_after_ms (here 500), and once the service ends the launch goes
-and the job finishes with every output right."""
+duration beside it, fikitd's log names the task, the kernel's prediction and
+the level it waits behind once the wait passes [daemon] warn_held_after_ms
+(here 500), the batch program's own stderr says once why it waits, and once
+the service ends the launch goes and the job finishes with every output
+right. With max_wait_ms = 800 its launches go at the service's next gap
+after 800 ms held, while the service still runs (overdue grants in `fikit
+status`), and the service's outputs stay right."""
 import re
 import time
 from harness import BATCH, SERVICE, Fikit, check, result, status_column
@@ -18,7 +22,7 @@ from harness import BATCH, SERVICE, Fikit, check, result, status_column
 SVC = [SERVICE, "--json", "-n", "300", "-r", "0", "-k", "6", "-g", "500", "-w", "100"]
 LP = [BATCH, "--json", "-c", "3", "-w", "400"]
 
-with Fikit(daemon="warn_held_after_ms = 500") as fk:
+with Fikit(extra="max_wait_ms = 0", daemon="warn_held_after_ms = 500") as fk:
     cfg = fk.tool("config", "-c", fk.config).stdout
     check("warn_held_after_ms 500" in cfg, "fikit config shows warn_held_after_ms")
     fk.start()
@@ -48,7 +52,7 @@ with Fikit(daemon="warn_held_after_ms = 500") as fk:
     out, _ = svc.communicate(timeout=120)
     check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
     svc_s = result(out)["t1"] - result(out)["t0"]
-    out, _ = lp.communicate(timeout=120)
+    out, lp_err = lp.communicate(timeout=120)
     check(lp.returncode == 0 and result(out)["wrong"] == 0 and result(out)["kernels"] == 3,
           "the batch job ran its 3 kernels once the service was done, all correct")
 
@@ -66,5 +70,35 @@ with Fikit(daemon="warn_held_after_ms = 500") as fk:
           f"fikitd's log named the task, its kernel's prediction and the service it waits behind: "
           f"{m.group(0) if m else log[-600:]}")
     check(log.count("has waited") == 1, "once: the next warning for the task would come a minute later")
+    m = re.search(r"task batch \(priority 9\): kernel \S+ \(predicted [\d.]+ ms\) has waited [\d.]+ s for "
+                  r"higher-priority work to leave a gap it fits, pause or turn idle; max_wait_ms = 0", lp_err)
+    check(m is not None and lp_err.count("has waited") == 1,
+          f"the batch program said once on its own stderr why it waits: {lp_err[-600:]}")
 
     check(re.search(r"held now 0;", fk.status()), "nothing is held at the end")
+
+    # Bounded: the same pair with max_wait_ms = 800. The batch job's launches
+    # go at the service's next gap once held 800 ms, while it still runs.
+    fk.stop()
+    fk.write_config("fill", "max_wait_ms = 800", daemon="warn_held_after_ms = 500")
+    fk.start()
+    svc = fk.popen("serve", SVC)
+    time.sleep(0.3)
+    lp = fk.popen("batch", LP)
+    overdue_while_serving, st = 0, ""
+    while svc.poll() is None:
+        st = fk.status()
+        g = re.search(r"granted: \d+ free, \d+ fit, \d+ starved, \d+ pause, (\d+) overdue", st)
+        if g and svc.poll() is None:
+            overdue_while_serving = max(overdue_while_serving, int(g.group(1)))
+        time.sleep(0.1)
+    out, _ = svc.communicate(timeout=120)
+    check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right")
+    out, err = lp.communicate(timeout=120)
+    check(lp.returncode == 0 and result(out)["wrong"] == 0 and result(out)["kernels"] == 3,
+          "the batch job ran its 3 kernels, all correct")
+    check(overdue_while_serving >= 1,
+          f"{overdue_while_serving} of its launches went overdue while the service ran (max_wait_ms = 800): "
+          f"{st}")
+    check("it goes at the latest at the first gap after 800 ms held" in err,
+          f"its stderr said when it goes: {err[-400:]}")

@@ -13,7 +13,8 @@ from harness import BUILD, Fikit, check, check_traced_launches, fail, trace_even
 
 prog = os.path.join(BUILD, "tests", "hip", "hip_sched_paths")
 
-with Fikit(extra="", tasks=(("paths", 0), ("low", 9), ("spin", 0))) as fk:
+# pauses = off: held launches must stay held while the busy task runs.
+with Fikit(extra="pauses = off", tasks=(("paths", 0), ("low", 9), ("spin", 0))) as fk:
     text = open(fk.config).read().replace("backend = opencl", "backend = hip")
     open(fk.config, "w").write(text)
     fk.start("--trace")

@@ -4,53 +4,14 @@ has become nobody (it reaches the socket through socket_group, as any user
 of a shared node would); without root, as this user. Each attack is a
 forked child, not a program started from this checkout, so it runs from a
 checkout in a 0700 directory too."""
-import grp as groups
 import os
-import pwd
 import socket
 import struct
-import subprocess
 import time
-import traceback
-from harness import HDR, REGISTER, REGISTER_OK, REG_OK, Fikit, check, fail, packet, register
+from harness import (HDR, REGISTER, REGISTER_OK, REG_OK, ROOT, Fikit, attacker, check, fail, packet, register,
+                     wait_child)
 
 HELLO, STATUS, ERROR, ATTEST = 1, 6, 5, 15
-ROOT = os.geteuid() == 0
-nobody = pwd.getpwnam("nobody")
-
-
-def become_nobody():
-    if ROOT:
-        os.setgroups([groups.getgrnam("nogroup").gr_gid])
-        os.setgid(nobody.pw_gid)
-        os.setuid(nobody.pw_uid)
-
-
-def attacker(fn, *args):
-    """Runs fn(*args) in a child as nobody; returns its pid."""
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            become_nobody()
-            fn(*args)
-        except Exception:
-            traceback.print_exc()
-            code = 1
-        os._exit(code)
-    return pid
-
-
-def wait_child(pid, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        p, st = os.waitpid(pid, os.WNOHANG)
-        if p:
-            return os.waitstatus_to_exitcode(st)
-        time.sleep(0.02)
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-    return None
 
 
 def fds_of(pid):

@@ -52,9 +52,10 @@ def arbiter(status):
 
 
 def grants(status):
-    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) starved, (\d+) other", status)
-    held, free, fit, starved, other = (int(x) for x in m.groups())
-    return held, free, fit + starved, other
+    m = re.search(r"held now (\d+); granted: (\d+) free, (\d+) fit, (\d+) starved, (\d+) pause, "
+                  r"(\d+) overdue, (\d+) other", status)
+    held, free, fit, starved, pause, overdue, other = (int(x) for x in m.groups())
+    return held, free + pause, fit + starved, other + overdue
 
 
 class Lane(threading.Thread):

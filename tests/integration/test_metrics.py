@@ -68,8 +68,8 @@ def compare(fk, port):
     cost = value(samples, "fikit_device_substrate_cost_seconds", device=0)
     if not dev or cost is None or round(cost * 1e6) != int(dev.group(1)):
         diffs.append(f"substrate cost: status {dev and dev.group(1)} us, metrics {cost}")
-    g = re.search(r"granted: (\d+) free, (\d+) fit, (\d+) starved", st)
-    for i, kind in enumerate(("free", "fit", "starved")):
+    g = re.search(r"granted: (\d+) free, (\d+) fit, (\d+) starved, (\d+) pause, (\d+) overdue", st)
+    for i, kind in enumerate(("free", "fit", "starved", "pause", "overdue")):
         mv = value(samples, "fikit_device_grants_total", device=0, kind=kind)
         if not g or mv is None or int(mv) != int(g.group(i + 1)):
             diffs.append(f"grants {kind}: status {g and g.group(i + 1)}, metrics {mv}")

@@ -31,6 +31,7 @@ static void setup(uint64_t last, uint64_t busy, uint64_t gap)
     V.policy = FIKIT_POLICY_FILL;
     V.level_mask = 1u << 0 | 1u << 9;
     V.idle_learned = true;
+    V.pauses = true;
     V.idle_after_ns = 20 * MS;
     V.gap_confidence = 0.3;
     V.max_queued_ns = 100 * US;
@@ -124,12 +125,12 @@ Test(admit, strict_never_fills)
 Test(admit, an_idle_higher_level_lets_it_go_paced)
 {
     /* The service's longest gap is 1 ms: with auto its threshold is the
-     * 20 ms floor. */
+     * 20 ms floor. A kernel of 3 ms, longer than a pause lets in. */
     setup(0, 50 * US, 300 * US);
     T[0].idle_after_ns = 1 * MS;
-    cr_assert_eq(admit(50 * US + 20 * MS - 1, 100 * US), FIKIT_ADMIT_HOLD,
+    cr_assert_eq(admit(50 * US + 20 * MS - 1, 3 * MS), FIKIT_ADMIT_HOLD,
                  "still active, and past the longest gap it knows: no room relied on");
-    cr_assert_eq(admit(50 * US + 20 * MS, 100 * US), FIKIT_ADMIT_GO, "idle: runs freely");
+    cr_assert_eq(admit(50 * US + 20 * MS, 3 * MS), FIKIT_ADMIT_GO, "idle: runs freely");
     /* With 500 us of its own work queued, it sleeps until 100 us are left. */
     V.own_busy_until_ns = 30 * MS + 500 * US;
     cr_assert_eq(admit(30 * MS, 100 * US), FIKIT_ADMIT_PACE);
@@ -142,11 +143,59 @@ Test(admit, a_learned_long_gap_keeps_the_level_active_twice_as_long)
 {
     setup(0, 50 * US, 300 * US);
     T[0].idle_after_ns = 15 * MS;
-    cr_assert_neq(admit(50 * US + 29 * MS, 100 * US), FIKIT_ADMIT_GO, "twice 15 ms: active at 29 ms");
-    cr_assert_eq(admit(50 * US + 30 * MS, 100 * US), FIKIT_ADMIT_GO);
+    cr_assert_neq(admit(50 * US + 29 * MS, 3 * MS), FIKIT_ADMIT_GO, "twice 15 ms: active at 29 ms");
+    cr_assert_eq(admit(50 * US + 30 * MS, 3 * MS), FIKIT_ADMIT_GO);
     V.idle_learned = false;
     V.idle_after_ns = 5 * MS;
-    cr_assert_eq(admit(50 * US + 5 * MS, 100 * US), FIKIT_ADMIT_GO, "a configured threshold applies as it is");
+    cr_assert_eq(admit(50 * US + 5 * MS, 3 * MS), FIKIT_ADMIT_GO, "a configured threshold applies as it is");
+}
+
+/* A pause (DESIGN.md "The policy"): the service's current gap has outlasted
+ * its p99 and 1 ms; lower kernels of at most 2 ms go as if it were idle. */
+Test(admit, a_pause_lets_short_kernels_go)
+{
+    setup(0, 50 * US, 300 * US); /* a fixed gap: its p99 is 300 us, below the 1 ms floor */
+    T[0].idle_after_ns = 5 * MS;  /* idle only after 20 ms */
+    uint64_t pause = 50 * US + FIKIT_PAUSE_FLOOR_NS;
+    cr_assert_eq(admit(pause - 1, 1 * MS), FIKIT_ADMIT_HOLD, "not yet a pause, and no room left");
+    cr_assert_eq(admit(pause, 1 * MS), FIKIT_ADMIT_GO, "a pause: a 1 ms kernel goes");
+    cr_assert_eq(admit(pause, FIKIT_PAUSE_KERNEL_NS), FIKIT_ADMIT_GO, "2 ms is the bound");
+    cr_assert_eq(admit(pause, FIKIT_PAUSE_KERNEL_NS + 1), FIKIT_ADMIT_HOLD, "longer waits for idle");
+    cr_assert_eq(admit(pause, 0), FIKIT_ADMIT_HOLD, "an unmeasured kernel waits for idle");
+    /* Its queue stays within max_queued_us, as when the level above is idle. */
+    V.own_busy_until_ns = pause + 500 * US;
+    cr_assert_eq(admit(pause, 1 * MS), FIKIT_ADMIT_PACE);
+    cr_assert_eq(A.until_ns, pause + 400 * US);
+}
+
+Test(admit, a_pause_starts_after_the_gaps_p99)
+{
+    setup(0, 50 * US, 0);
+    /* Gaps of its kind: up to 4 ms at p99. */
+    for (int i = 0; i < FIKIT_GAP_POINTS; i++)
+        T[0].gap.q_ns[i] = (uint32_t)((i + 1) * 500 * US);
+    T[0].idle_after_ns = 50 * MS;
+    cr_assert_eq(admit(50 * US + 4 * MS - 1, 1 * MS), FIKIT_ADMIT_HOLD, "within its p99: no pause");
+    cr_assert_eq(admit(50 * US + 4 * MS, 1 * MS), FIKIT_ADMIT_GO, "past it: a pause");
+}
+
+Test(admit, no_pause_when_pauses_are_off)
+{
+    setup(0, 50 * US, 300 * US);
+    T[0].idle_after_ns = 5 * MS;
+    V.pauses = false;
+    cr_assert_eq(admit(50 * US + 5 * MS, 1 * MS), FIKIT_ADMIT_HOLD, "pauses = off: only idle counts");
+}
+
+Test(admit, no_pause_without_a_known_gap_or_with_a_configured_threshold)
+{
+    setup(0, 50 * US, 0); /* its gap never measured */
+    T[0].idle_after_ns = 5 * MS;
+    cr_assert_eq(admit(50 * US + 5 * MS, 1 * MS), FIKIT_ADMIT_HOLD, "unknown gap: only idle counts");
+    setup(0, 50 * US, 300 * US);
+    V.idle_learned = false;
+    V.idle_after_ns = 10 * MS;
+    cr_assert_eq(admit(50 * US + 5 * MS, 1 * MS), FIKIT_ADMIT_HOLD, "idle_after_us set: no pauses");
 }
 
 Test(admit, a_publication_being_written_counts_as_busy)

@@ -142,8 +142,9 @@ Test(config, unknown_key)
 {
     expect_error("[scheduler]\npolicy = fill\npolcy = strict\n",
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
-                 "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, recheck_us, "
-                 "starve_after_us, max_queued_us, beside_max_slowdown, poll_us, spin_us)");
+                 "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, pauses, recheck_us, "
+                 "starve_after_us, max_queued_us, max_wait_ms, mps_lower_share, mps_lower_thread_percentage, "
+                 "beside_max_slowdown, poll_us, spin_us)");
 }
 
 Test(config, bad_number)
@@ -651,9 +652,11 @@ Test(config, table_defaults_are_core_defaults)
     cr_expect_eq(conf.safety_margin_ns, core.safety_margin_ns);
     cr_expect_eq(conf.gap_confidence, core.gap_confidence);
     cr_expect_eq(conf.idle_learned, core.idle_learned);
+    cr_expect_eq(conf.pauses, core.pauses);
     cr_expect_eq(conf.recheck_ns, core.recheck_ns);
     cr_expect_eq(conf.starve_after_ns, core.starve_after_ns);
     cr_expect_eq(conf.max_queued_ns, core.max_queued_ns);
+    cr_expect_eq(conf.max_wait_ns, core.max_wait_ns);
     cr_expect_eq(conf.beside_max_slowdown, core.beside_max_slowdown);
     cr_expect_eq(c.log_level, FIKIT_LOG_WARN);
     cr_expect_eq(c.spin_ns, FIKIT_SPIN_AUTO);

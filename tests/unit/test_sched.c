@@ -615,3 +615,149 @@ Test(sched, strict_never_fills_even_a_starving_kernel)
     hold(2, 1, 1, 10 * US, 0);
     cr_assert_eq(decide(5 * MS), 0);
 }
+
+/* A pause (DESIGN.md "The policy"): the top level's gap has outlasted its
+ * p99 and FIKIT_PAUSE_FLOOR_NS; a held kernel of at most
+ * FIKIT_PAUSE_KERNEL_NS goes then, a longer one waits for idleness. */
+Test(sched, a_pause_grants_short_kernels_only)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    fikit_sched_add_task(&S, 3, 300, "long", 9);
+    launch(1, 0, 100 * US, 50 * US); /* busy until 100 us, then gaps of 50 us */
+    hold(2, 1, 1, 1 * MS, 0);
+    hold(3, 2, 1, 3 * MS, 0);
+    uint64_t pause = 100 * US + FIKIT_PAUSE_FLOOR_NS;
+    cr_assert_eq(decide(pause - 1), 0, "no room in a gap of 50 us, and not yet a pause");
+    cr_assert_eq(wake, pause, "it looks again when the pause begins");
+    cr_assert_eq(decide(pause), 1);
+    cr_assert_eq(G[0].task_id, 2);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_PAUSE);
+    cr_assert_str_eq(fikit_grant_reason_name(G[0].reason), "pause");
+    cr_assert_eq(decide(pause + 1 * MS), 0, "3 ms is longer than a pause lets in");
+    cr_assert_eq(decide(100 * US + 10 * MS), 1, "idle: it goes");
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FREE);
+}
+
+Test(sched, strict_has_no_pauses)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 100 * US, 50 * US);
+    hold(2, 1, 1, 1 * MS, 0);
+    cr_assert_eq(decide(100 * US + 5 * MS), 0);
+    cr_assert_eq(wake, 100 * US + 10 * MS, "only idleness");
+}
+
+/* max_wait: a stream head held that long goes at the start of the next gap
+ * above, fitting or not, one at a time. */
+Test(sched, an_overdue_kernel_goes_at_the_next_gap_one_at_a_time)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.max_wait_ns = 5 * MS;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    fikit_sched_add_task(&S, 3, 300, "other", 9);
+    hold(2, 1, 1, 50 * MS, 0);
+    hold(3, 2, 1, 40 * MS, 1 * MS);
+    /* The service keeps the device busy with gaps of 20 us, too short for
+     * anything, and never pauses. */
+    for (uint64_t t = 0; t < 5 * MS; t += 500 * US) {
+        launch(1, t, 480 * US, 20 * US);
+        cr_assert_eq(decide(t + 10 * US), 0);
+        cr_assert_leq(wake, 5 * MS, "it looks again when the first turns overdue");
+    }
+    launch(1, 5 * MS, 480 * US, 20 * US);
+    cr_assert_eq(decide(5 * MS + 10 * US), 0, "overdue, but the service's kernel runs");
+    cr_assert_eq(decide(5 * MS + 480 * US), 1, "its kernel ended: the gap begins");
+    cr_assert_eq(G[0].task_id, 2);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_OVERDUE);
+    cr_assert_str_eq(fikit_grant_reason_name(G[0].reason), "overdue");
+    launch(1, 6 * MS, 480 * US, 20 * US);
+    cr_assert_eq(decide(6 * MS + 480 * US), 0, "the other is overdue too, but one at a time");
+    launch(1, 55 * MS, 480 * US, 20 * US);
+    cr_assert_eq(decide(55 * MS + 480 * US), 1, "the first's 50 ms are over: the next goes");
+    cr_assert_eq(G[0].task_id, 3);
+}
+
+Test(sched, an_overdue_kernel_goes_at_twice_max_wait_whatever_the_level_above_does)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.max_wait_ns = 5 * MS;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    hold(2, 1, 1, 50 * MS, 0);
+    /* Its predicted work always ends after its next launch: never a gap. */
+    for (uint64_t t = 0; t < 10 * MS; t += 500 * US) {
+        launch(1, t, 600 * US, 20 * US);
+        cr_assert_eq(decide(t + 10 * US), 0);
+    }
+    cr_assert_eq(wake, 10 * MS, "it looks again at twice max_wait");
+    launch(1, 10 * MS, 600 * US, 20 * US);
+    cr_assert_eq(decide(10 * MS + 10 * US), 1);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_OVERDUE);
+}
+
+Test(sched, max_wait_zero_waits_without_bound)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.max_wait_ns = 0;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    hold(2, 1, 1, 50 * MS, 0);
+    for (uint64_t t = 0; t < 60 * MS; t += 500 * US) {
+        launch(1, t, 480 * US, 20 * US);
+        cr_assert_eq(decide(t + 480 * US), 0);
+    }
+}
+
+Test(sched, pauses_off_waits_for_idleness)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    S.p.pauses = false;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 100 * US, 50 * US);
+    hold(2, 1, 1, 1 * MS, 0);
+    cr_assert_eq(decide(100 * US + 5 * MS), 0, "no pause: a 1 ms kernel waits");
+    cr_assert_eq(decide(100 * US + 10 * MS - 1), 0, "until the idle threshold");
+    cr_assert_eq(decide(100 * US + 10 * MS), 1);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FREE);
+}
+
+/* What fikit status reads of the scheduler: through fikit_sched_status and
+ * fikit_sched_task_status, not its fields. */
+Test(sched, status_reports_top_level_holds_and_activity)
+{
+    setup_with(FIKIT_POLICY_FILL, 30 * US, 5 * US);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    launch(1, 0, 50 * US, 300 * US);
+    hold(2, 1, 1, 400 * US, 10 * US);
+    hold(2, 2, 2, 100 * US, 20 * US);
+    struct fikit_sched_status st;
+    fikit_sched_status(&S, 40 * US, &st);
+    cr_assert_eq(st.top_level, 0);
+    cr_assert_eq(st.policy, FIKIT_POLICY_FILL);
+    cr_assert_eq(st.substrate_cost_ns, 30 * US);
+    cr_assert_eq(st.safety_margin_ns, 5 * US);
+    cr_assert_eq(st.held_now, 2);
+    struct fikit_sched_task_status ts;
+    fikit_sched_task_status(&S, 2, 40 * US, &ts);
+    cr_assert_not(ts.active, "batch has launched nothing");
+    cr_assert_eq(ts.held_now, 2);
+    cr_assert_eq(ts.held_longest_ns, 30 * US, "the first posted waited longest: since 10 us");
+    cr_assert_eq(ts.held_longest_dur_ns, 400 * US);
+    fikit_sched_task_status(&S, 1, 40 * US, &ts);
+    cr_assert(ts.active);
+    cr_assert_eq(ts.launches, 1);
+    cr_assert_eq(ts.held_now, 0);
+    cr_assert_eq(ts.idle_after_ns, 10 * MS, "idle_after_ns as set, nothing learned");
+    fikit_sched_task_status(&S, 7, 40 * US, &ts);
+    cr_assert_not(ts.active, "an unknown task");
+    cr_assert_eq(ts.launches, 0);
+    fikit_sched_status(&S, 100 * MS, &st);
+    cr_assert_eq(st.top_level, FIKIT_LEVELS, "serve idle long after its last launch");
+}

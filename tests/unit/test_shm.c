@@ -177,3 +177,29 @@ Test(shm, trace_entry_is_taken_by_one_writer_and_never_by_a_lap_behind)
     cr_assert_eq(__atomic_load_n(&f->seq, __ATOMIC_RELAXED), 1 | FIKIT_TRACE_BUSY);
     cr_assert_eq(atomic_load(&slot->trace_head), 7, "the writer went on");
 }
+
+/* Another program wrote the task's slot: its publication lock left taken,
+ * the seqlock's number left odd, a busy time an hour ahead, the count put
+ * back. The task publishes from its own record: at once (fikit_shm_publish_
+ * launch would spin on the lock for good), a readable record, its own busy
+ * time and count. */
+Test(shm, a_task_publishes_from_its_own_record_whatever_its_slot_says, .timeout = 10)
+{
+    struct fikit_shm_slot *slot = &seg->slots[3];
+    struct fikit_shm_own own = {0};
+    struct fikit_gap_pred gap = {0};
+    uint64_t now = 1000 * US;
+    cr_assert_eq(fikit_shm_publish_own(slot, &own, now, 50 * US, 7, &gap, 0), now + 50 * US);
+    atomic_store(&slot->pub_lock, 1);
+    atomic_store(&slot->pub_seq, 41);
+    slot->pub.busy_until_ns = now + 3600ull * 1000 * 1000 * 1000;
+    slot->pub.launches = 0;
+    uint64_t busy = fikit_shm_publish_own(slot, &own, now + 10 * US, 20 * US, 8, &gap, 0);
+    cr_assert_eq(busy, now + 70 * US, "its own queue: 50 us, then 20 us more");
+    cr_assert_eq(fikit_shm_own_busy_until(&own), now + 70 * US);
+    struct fikit_shm_launch pub;
+    cr_assert(fikit_shm_read_launch(slot, &pub), "the record is readable again");
+    cr_assert_eq(pub.launches, 2);
+    cr_assert_eq(pub.busy_until_ns, now + 70 * US);
+    cr_assert_eq(pub.last_key, 8);
+}

@@ -150,11 +150,12 @@ Test(sim_gpu, device_file_reads_and_errors_name_file_line_and_value)
     struct fikit_sim_device d;
     struct fikit_err err;
     const char *good = "# c\n[device]\nname = x\nsms = 4\nthreads_per_sm = 2048\nblocks_per_sm = 32\n"
-                       "launch_us = 4.5\nswitch_us = 125\nslice_us = 2000\n";
+                       "launch_us = 4.5\nswitch_us = 125\nslice_us = 2000\nfikit_launch_us = 0.66\n";
     cr_assert_eq(fikit_sim_device_parse(good, "d.ini", &d, &err), 0, "%s", err.msg);
     cr_assert_eq(d.sms, 4);
     cr_assert_eq(d.launch_ns, 4500);
     cr_assert_eq(d.switch_ns, 125000);
+    cr_assert_eq(d.fikit_launch_ns, 660);
     cr_assert_str_eq(d.name, "x");
 
     cr_assert_lt(fikit_sim_device_parse("[device]\nname = x\nsms = 0\n", "d.ini", &d, &err), 0);

@@ -4,6 +4,8 @@
 #include "core/log.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -94,6 +96,139 @@ void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now)
     }
 }
 
+/* Something fikitd alone writes was found otherwise and put back: logged
+ * at once, then at most once a minute per device, with the count. */
+static void note_forged(struct fikitd_device *dev, uint64_t now, const char *what, uint64_t have,
+                        uint64_t want)
+{
+    dev->forged++;
+    if (dev->forged_logged_ns && now - dev->forged_logged_ns < 60ull * FIKIT_NS_PER_S)
+        return;
+    dev->forged_logged_ns = now;
+    fikit_warn("device %d: %s was %llu in the shared segment, not fikitd's %llu: another program wrote "
+               "it; put back (%llu such writes found so far; logged at most once a minute)",
+               dev->index, what, (unsigned long long)have, (unsigned long long)want,
+               (unsigned long long)dev->forged);
+}
+
+static uint64_t load_n(const void *p, size_t size)
+{
+    return size == 4 ? __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED)
+                     : __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+}
+
+static void store_n(void *p, size_t size, uint64_t v)
+{
+    if (size == 4)
+        __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELAXED);
+    else
+        __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED);
+}
+
+#define HDR_FIELD(f) {"header field " #f, offsetof(struct fikit_shm_header, f), \
+                      sizeof(((struct fikit_shm_header *)0)->f)}
+static const struct {
+    const char *what;
+    size_t off, size;
+} fixed_fields[] = {
+    HDR_FIELD(magic), HDR_FIELD(version), HDR_FIELD(nslots), HDR_FIELD(size), HDR_FIELD(generation),
+    HDR_FIELD(policy), HDR_FIELD(idle_learned), HDR_FIELD(idle_after_ns), HDR_FIELD(spin_ns),
+    HDR_FIELD(fill_overhead_ns), HDR_FIELD(gap_confidence_ppm), HDR_FIELD(max_queued_ns),
+    HDR_FIELD(beside_max_slowdown_ppm),
+};
+
+/* Puts back what only fikitd writes in the segment, and says so: the
+ * header's fixed fields, its state, masks and trace switch, and each
+ * slot's owner (state, level, pid, id, name). The segment is mapped
+ * read-write by every task of the device, so any of them can write these;
+ * what it wrote lasts until the next check (FIKITD_GUARD_NS), not until
+ * fikitd restarts. Called with dev->lock held. */
+static void guard_segment(struct fikitd_device *dev, uint64_t now)
+{
+    struct fikit_shm_header *h = &dev->shm->hdr;
+    for (size_t i = 0; i < sizeof fixed_fields / sizeof fixed_fields[0]; i++) {
+        char *have = (char *)h + fixed_fields[i].off;
+        const char *want = (const char *)&dev->want + fixed_fields[i].off;
+        uint64_t hv = load_n(have, fixed_fields[i].size), wv = load_n(want, fixed_fields[i].size);
+        if (hv != wv) {
+            store_n(have, fixed_fields[i].size, wv);
+            note_forged(dev, now, fixed_fields[i].what, hv, wv);
+        }
+    }
+    if (memcmp(h->device_key, dev->want.device_key, sizeof h->device_key) ||
+        memcmp(h->device_model, dev->want.device_model, sizeof h->device_model)) {
+        memcpy(h->device_key, dev->want.device_key, sizeof h->device_key);
+        memcpy(h->device_model, dev->want.device_model, sizeof h->device_model);
+        note_forged(dev, now, "the device's name", 0, 0);
+    }
+    uint32_t state = atomic_load(&h->daemon_state);
+    if (state != FIKIT_DAEMON_RUNNING) {
+        atomic_store(&h->daemon_state, FIKIT_DAEMON_RUNNING);
+        note_forged(dev, now, "header field daemon_state", state, FIKIT_DAEMON_RUNNING);
+    }
+    uint32_t trace = atomic_load(&h->trace_on);
+    if (trace != (dev->tracing ? 1u : 0u)) {
+        atomic_store(&h->trace_on, dev->tracing ? 1u : 0u);
+        note_forged(dev, now, "header field trace_on", trace, dev->tracing);
+    }
+    uint32_t levels = 0;
+    uint64_t slots = 0;
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        struct fikit_shm_slot *slot = &dev->shm->slots[s];
+        const struct fikitd_slot_info *info = &dev->slots[s];
+        uint32_t st = atomic_load(&slot->state);
+        if (!info->used) {
+            if (st != FIKIT_SLOT_FREE) {
+                atomic_store(&slot->state, FIKIT_SLOT_FREE);
+                note_forged(dev, now, "a free slot's state", st, FIKIT_SLOT_FREE);
+            }
+            continue;
+        }
+        levels |= 1u << info->level;
+        slots |= 1ull << s;
+        if (st != FIKIT_SLOT_ACTIVE || slot->level != info->level || slot->pid != info->pid ||
+            slot->task_id != (uint32_t)s || strncmp(slot->name, info->name, sizeof slot->name)) {
+            note_forged(dev, now, "a slot's owner (state, level, pid or name)", (uint64_t)slot->level,
+                        (uint64_t)info->level);
+            slot->level = info->level;
+            slot->pid = info->pid;
+            slot->task_id = (uint32_t)s;
+            snprintf(slot->name, sizeof slot->name, "%s", info->name);
+            atomic_store(&slot->state, FIKIT_SLOT_ACTIVE);
+        }
+    }
+    uint32_t lm = atomic_load(&h->level_mask);
+    uint64_t sm = atomic_load(&h->slot_mask);
+    if (lm != levels || sm != slots) {
+        atomic_store(&h->slot_mask, slots);
+        atomic_store(&h->level_mask, levels);
+        note_forged(dev, now, lm != levels ? "header field level_mask" : "header field slot_mask",
+                    lm != levels ? lm : sm, lm != levels ? levels : slots);
+    }
+}
+
+/* A grant taken back by another program's write (the waiter set back to
+ * queued after fikitd granted it: its thread would sleep for good) is
+ * granted again; a waiter the client freed or posted anew is its own again. */
+static void regrant_taken_back(struct fikitd_device *dev, int s, uint64_t now)
+{
+    struct fikitd_slot_info *info = &dev->slots[s];
+    for (uint32_t bits = info->granted; bits; bits &= bits - 1) {
+        int w = __builtin_ctz(bits);
+        struct fikit_shm_waiter *wt = &dev->shm->slots[s].waiters[w];
+        uint32_t st = atomic_load(&wt->state);
+        if (st == FIKIT_WAITER_GRANTED)
+            continue;
+        if (st != FIKIT_WAITER_QUEUED) {
+            info->granted &= ~(1u << w);
+            continue;
+        }
+        note_forged(dev, now, "a granted waiter's state", st, FIKIT_WAITER_GRANTED);
+        if (fikit_shm_waiter_grant(wt, wt->grant_reason, now))
+            fikit_shm_waiter_wake(wt);
+    }
+}
+
 /* Brings the scheduler up to date with what clients published: their
  * launch records and the launches they hold. */
 static void sync_slots(struct fikitd_device *dev, uint64_t now)
@@ -103,6 +238,8 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
         if (!dev->slots[s].used)
             continue;
         struct fikit_shm_slot *slot = &dev->shm->slots[s];
+        if (dev->slots[s].granted)
+            regrant_taken_back(dev, s, now);
         for (int w = 0; w < FIKIT_SHM_WAITERS; w++) {
             struct fikit_shm_waiter *wt = &slot->waiters[w];
             struct fikit_shm_posted p;
@@ -113,10 +250,19 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
                                       .stream = p.stream,
                                       .key = p.key,
                                       .dur_ns = p.dur_ns > FIKIT_NS_PER_S * 3600 ? 0 : p.dur_ns,
-                                      .posted_ns = p.posted_ns > now ? now : p.posted_ns};
+                                      /* Not ahead of now, nor older than a client
+                                       * waits to be taken (so not starving at once). */
+                                      .posted_ns = p.posted_ns > now || now - p.posted_ns > FIKIT_PICKUP_WAIT_NS
+                                                       ? now : p.posted_ns};
+            /* Queued first, so a client that takes its launch back at
+             * this moment (it waited too long) finds it taken, not lost. */
+            if (!fikit_shm_waiter_queue(wt))
+                continue;
             if (fikit_sched_post(&dev->sched, &r) == 0) {
-                fikit_shm_waiter_queue(wt);
                 (void)fikit_stat_add(&dev->pickup, now - r.posted_ns);
+            } else {
+                uint32_t queued = FIKIT_WAITER_QUEUED; /* the queue is full: next pass */
+                atomic_compare_exchange_strong(&wt->state, &queued, FIKIT_WAITER_POSTED);
             }
         }
     }
@@ -126,7 +272,7 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
  * so tracing does not delay a grant. */
 static void drain_trace_rings(struct fikitd_device *dev)
 {
-    if (!atomic_load(&dev->shm->hdr.trace_on))
+    if (!dev->tracing)
         return;
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
         if (dev->slots[s].used)
@@ -151,15 +297,20 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
     uint32_t s = g->ticket / FIKIT_SHM_WAITERS;
     /* Whether it sleeps (apply_grants then wakes it), for the trace. */
     bool asleep = fikit_shm_waiter_grant(wt, g->reason, g->at_ns);
+    dev->slots[s].granted |= 1u << (g->ticket % FIKIT_SHM_WAITERS);
     if (g->reason == FIKIT_GRANT_FREE)
         dev->grants_free++;
     else if (g->reason == FIKIT_GRANT_FIT)
         dev->grants_fit++;
     else if (g->reason == FIKIT_GRANT_STARVED)
         dev->grants_starved++;
+    else if (g->reason == FIKIT_GRANT_PAUSE)
+        dev->grants_pause++;
+    else if (g->reason == FIKIT_GRANT_OVERDUE)
+        dev->grants_overdue++;
     else
         dev->grants_other++;
-    if (atomic_load(&dev->shm->hdr.trace_on)) {
+    if (dev->tracing) {
         struct fikit_trace_event e = {.t_ns = g->at_ns, .key = g->key, .a = g->room_ns,
                                       .b = g->dur_ns, .c = g->posted_ns,
                                       .type = FIKIT_TRACE_GRANT, .slot = (uint16_t)s,
@@ -266,6 +417,10 @@ static void *arbiter_main(void *arg)
         /* Held launches spin until the pass that queued them is done. */
         atomic_store(&dev->shm->hdr.pass_begun, ++dev->passes);
         uint64_t now = fikit_now_ns(), wake;
+        if (now - dev->guard_ns >= FIKITD_GUARD_NS) {
+            guard_segment(dev, now);
+            dev->guard_ns = now;
+        }
         sync_slots(dev, now);
         /* With launches to decide about, the gap is fikitd's: clients that
          * would fill it by themselves hold instead, and what they filled
@@ -275,7 +430,7 @@ static void *arbiter_main(void *arg)
         warn_long_holds(dev, now);
         drain_trace_rings(dev);
         bool watch = dev->sched.watch_launches;
-        bool tracing = atomic_load(&dev->shm->hdr.trace_on);
+        bool tracing = dev->tracing;
         /* Held launches spin shortly before this instant (spin_us). */
         uint64_t decision = dev->sched.nreq && wake != UINT64_MAX ? wake : 0;
         atomic_store(&dev->shm->hdr.next_decision_ns, decision);
@@ -300,7 +455,7 @@ static void *arbiter_main(void *arg)
                 fikit_cpu_relax();
             continue;
         }
-        uint64_t timeout = plan.timeout_ns;
+        uint64_t timeout = plan.timeout_ns < FIKITD_GUARD_IDLE_NS ? plan.timeout_ns : FIKITD_GUARD_IDLE_NS;
         fikit_futex_wait(bell, seen, timeout);
     }
     return NULL;
@@ -329,6 +484,7 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
         return rc;
     }
     fikit_shm_set_params(&dev->shm->hdr, params, spin_ns);
+    memcpy(&dev->want, &dev->shm->hdr, sizeof dev->want);
     fikit_sched_init(&dev->sched, params);
     fikit_stat_init(&dev->pickup);
     fikit_stat_init(&dev->pass);
@@ -416,7 +572,7 @@ void fikitd_device_remove_task(struct fikitd_device *dev, int s)
         pthread_mutex_unlock(&dev->lock);
         return;
     }
-    if (atomic_load(&dev->shm->hdr.trace_on))
+    if (dev->tracing)
         drain_trace_ring(dev, s);
     fikit_sched_remove_task(&dev->sched, (uint32_t)s);
     /* Its grants' device time is free at once, for the clients too. */
@@ -447,6 +603,7 @@ void fikitd_device_set_trace(struct fikitd_device *dev, bool on)
             if (dev->slots[s].used)
                 drain_trace_ring(dev, s);
     }
+    dev->tracing = on;
     atomic_store(&dev->shm->hdr.trace_on, on ? 1u : 0u);
     pthread_mutex_unlock(&dev->lock);
     fikit_shm_ring_arbiter(dev->shm);

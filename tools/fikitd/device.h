@@ -30,6 +30,7 @@ struct fikitd_slot_info {
     uint64_t launches;   /* last publication seen */
     bool warned;         /* a bad publication was logged */
     uint64_t held_warned_ns; /* when fikitd's log last named a long hold of this task */
+    uint32_t granted;    /* waiters granted and not yet taken by the client (bit per waiter) */
 };
 
 struct fikitd_device {
@@ -47,6 +48,7 @@ struct fikitd_device {
     struct fikitd_slot_info slots[FIKIT_SHM_SLOTS];
     int next_slot;        /* rotating, so a slot is reused as late as possible */
     uint64_t grants_free, grants_fit, grants_starved, grants_other;
+    uint64_t grants_pause, grants_overdue;
     uint64_t nudges; /* held threads woken ahead of a decision */
     uint64_t passes; /* the arbiter's passes (the segment's pass_begun) */
     /* The arbiter's own latency: how long a posted launch waits before the
@@ -61,10 +63,25 @@ struct fikitd_device {
     uint64_t trace_count;
     struct fikit_trace_task trace_tasks[FIKIT_SHM_SLOTS];
 
+    /* What fikitd alone writes into the segment's header, as it wrote it
+     * (the header fields that do not change while the device is open),
+     * and whether tracing is on: checked against the segment every
+     * FIKITD_GUARD_NS, since every task maps it read-write. */
+    struct fikit_shm_header want;
+    bool tracing;
+    uint64_t guard_ns;      /* the last check */
+    uint64_t forged;        /* fields and waiters found written by another program, put back */
+    uint64_t forged_logged_ns;
+
     pthread_t arbiter;
     bool arbiter_running;
     bool stopping;
 };
+
+/* How often the arbiter checks the segment's fikitd-owned fields (and the
+ * longest it sleeps, so it checks while idle too). */
+#define FIKITD_GUARD_NS (10ull * 1000 * 1000)
+#define FIKITD_GUARD_IDLE_NS (100ull * 1000 * 1000)
 
 /* Creates the segment and starts the arbiter. */
 int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,

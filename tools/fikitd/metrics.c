@@ -168,7 +168,8 @@ static char *format(struct fikitd *dd, size_t *len)
                (unsigned long long)d->held_now);
     head(f, "fikit_device_grants_total", "counter",
          "Held launches fikitd granted, by why: free (no higher level active), fit (into a gap), "
-         "starved (the median room after starve_after_us), other.");
+         "starved (the median room after starve_after_us), pause (a short kernel while the levels "
+         "above paused), overdue (held max_wait_ms), other.");
     for (int i = 0; i < n; i++) {
         const struct fikit_msg_status_device *d = &s[i].md;
         fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"free\"} %llu\n", d->index,
@@ -177,6 +178,10 @@ static char *format(struct fikitd *dd, size_t *len)
                 (unsigned long long)d->grants_fit);
         fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"starved\"} %llu\n", d->index,
                 (unsigned long long)d->grants_starved);
+        fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"pause\"} %llu\n", d->index,
+                (unsigned long long)d->grants_pause);
+        fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"overdue\"} %llu\n", d->index,
+                (unsigned long long)d->grants_overdue);
         fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"other\"} %llu\n", d->index,
                 (unsigned long long)d->grants_other);
     }

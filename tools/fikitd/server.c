@@ -640,14 +640,18 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
     int nt = 0;
     pthread_mutex_lock(&dev->lock);
     fikitd_device_sync_records(dev, now);
-    md->top_level = fikit_sched_top_level(&dev->sched, now);
-    md->policy = dev->sched.p.policy;
-    md->substrate_cost_ns = dev->sched.p.substrate_cost_ns;
-    md->safety_margin_ns = dev->sched.p.safety_margin_ns;
-    md->held_now = dev->sched.nreq;
+    struct fikit_sched_status ss;
+    fikit_sched_status(&dev->sched, now, &ss);
+    md->top_level = ss.top_level;
+    md->policy = ss.policy;
+    md->substrate_cost_ns = ss.substrate_cost_ns;
+    md->safety_margin_ns = ss.safety_margin_ns;
+    md->held_now = ss.held_now;
     md->grants_free = dev->grants_free;
     md->grants_fit = dev->grants_fit;
     md->grants_starved = dev->grants_starved;
+    md->grants_pause = dev->grants_pause;
+    md->grants_overdue = dev->grants_overdue;
     md->grants_other = dev->grants_other;
     md->nudges = dev->nudges;
     md->pickups = dev->pickup.count;
@@ -667,7 +671,8 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
             continue;
         const struct fikit_shm_slot *sl = &dev->shm->slots[s];
         const struct fikitd_slot_info *info = &dev->slots[s];
-        const struct fikit_task_state *t = fikit_sched_task(&dev->sched, (uint32_t)s);
+        struct fikit_sched_task_status ts;
+        fikit_sched_task_status(&dev->sched, (uint32_t)s, now, &ts);
         struct fikit_msg_status_task *mt = &tasks[nt++];
         memset(mt, 0, sizeof *mt);
         mt->device_index = (uint32_t)dev->index;
@@ -676,26 +681,19 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
         mt->level = info->level;
         mt->requested_level = info->requested_level;
         mt->uid = info->uid;
-        mt->active = t && fikit_sched_task_active(&dev->sched, t, now);
-        mt->launches = t ? t->launches : 0;
+        mt->active = ts.active;
+        mt->launches = ts.launches;
         mt->holds = atomic_load(&sl->holds);
         mt->grants = atomic_load(&sl->grants);
         mt->fills = atomic_load(&sl->fills);
         mt->paces = atomic_load(&sl->paces);
         if (atomic_load(&sl->slowdown_ns) + FIKIT_SLOWDOWN_FRESH_NS > now)
             mt->slowdown_ppm = atomic_load(&sl->slowdown_ppm);
-        for (size_t r = 0; r < dev->sched.nreq; r++) {
-            const struct fikit_request *q = &dev->sched.req[r];
-            if (q->task_id != (uint32_t)s)
-                continue;
-            if (mt->held_now++ == 0) { /* req[] is in posting order: the first waited longest */
-                mt->held_longest_ns = now > q->posted_ns ? now - q->posted_ns : 1;
-                mt->held_longest_dur_ns = q->dur_ns;
-            }
-        }
+        mt->held_now = ts.held_now;
+        mt->held_longest_ns = ts.held_longest_ns;
+        mt->held_longest_dur_ns = ts.held_longest_dur_ns;
         mt->beside = info->beside;
-        mt->idle_after_ns = fikit_idle_threshold(dev->sched.p.idle_learned, dev->sched.p.idle_after_ns,
-                                                 t ? t->idle_after_ns : 0);
+        mt->idle_after_ns = ts.idle_after_ns;
         snprintf(mt->name, sizeof mt->name, "%s", info->name);
     }
     md->ntasks = (uint32_t)nt;

@@ -113,14 +113,7 @@ int main(int argc, char **argv)
         want[i] = ((want[i] + 1) * 2 + 1) * 2;
     CHECK(conf_read_check(c.queue, buf, want, N, "callbacks"),
           "a callback's clSetUserEventStatus released the next kernel, and every result is in order");
-    CL(clReleaseEvent(first));
-    CL(clReleaseEvent(second));
-    CL(clReleaseEvent(gate2));
-    CL(clReleaseCommandQueue(qb));
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(add1));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseProgram(p));
+    conf_release("eeeqmkkp", first, second, gate2, qb, buf, add1, twice, p);
     conf_close(&c);
     return conf_finish(true);
 }

@@ -53,9 +53,7 @@ int main(int argc, char **argv)
     }
     CHECK(ok, "%d SGEMMs %dx%dx%d accumulated exactly", CALLS, M, NN, K);
     printf("digest %016llx\n", (unsigned long long)digest);
-    CL(clReleaseMemObject(da));
-    CL(clReleaseMemObject(db));
-    CL(clReleaseMemObject(dc));
+    conf_release("mmm", da, db, dc);
     conf_close(&c);
     printf("launches-at-least %d\n", CALLS);
     ok = ok && conf_failures == 0;

@@ -46,10 +46,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++)
         want[i] = 60;
     CHECK(conf_read_check(c.queue, b, want, N, "clone"), "the clone with its own arguments wrote b, also after the original was released");
-    CL(clReleaseKernel(clone));
-    CL(clReleaseMemObject(a));
-    CL(clReleaseMemObject(b));
-    CL(clReleaseProgram(p));
+    conf_release("kmmp", clone, a, b, p);
     conf_close(&c);
     return conf_finish(true);
 }

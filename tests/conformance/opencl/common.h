@@ -115,6 +115,30 @@ static inline void conf_open(int argc, char **argv, struct conf *c)
     CLERR(err);
 }
 
+/* Releases a case's objects in order, each checked: kinds says what each
+ * argument is, one letter an object (m: memory, k: kernel, p: program,
+ * q: queue, e: event, c: context), as in conf_release("mkp", buf, k, p). */
+static inline void conf_release(const char *kinds, ...)
+{
+    va_list ap;
+    va_start(ap, kinds);
+    for (const char *t = kinds; *t; t++) {
+        void *o = va_arg(ap, void *);
+        switch (*t) {
+        case 'm': CL(clReleaseMemObject((cl_mem)o)); break;
+        case 'k': CL(clReleaseKernel((cl_kernel)o)); break;
+        case 'p': CL(clReleaseProgram((cl_program)o)); break;
+        case 'q': CL(clReleaseCommandQueue((cl_command_queue)o)); break;
+        case 'e': CL(clReleaseEvent((cl_event)o)); break;
+        case 'c': CL(clReleaseContext((cl_context)o)); break;
+        default:
+            fprintf(stderr, "conf_release: unknown kind '%c'\n", *t);
+            exit(1);
+        }
+    }
+    va_end(ap);
+}
+
 static inline void conf_close(struct conf *c)
 {
     CL(clReleaseCommandQueue(c->queue));

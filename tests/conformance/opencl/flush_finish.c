@@ -76,12 +76,7 @@ int main(int argc, char **argv)
         want2[i] = init[i] * 1024;
     CHECK(conf_read_check(other, buf2, want2, N, "blocking read"), "a blocking read after clFlush saw 10 kernels done");
     fprintf(stderr, "measure finish_rounds %ld\n", rounds);
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseMemObject(buf2));
-    CL(clReleaseKernel(add1));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseProgram(p));
-    CL(clReleaseCommandQueue(other));
+    conf_release("mmkkpq", buf, buf2, add1, twice, p, other);
     conf_close(&c);
     return conf_finish(true);
 }

@@ -36,10 +36,7 @@ static void *worker(void *arg)
     }
     CL(clFinish(q));
     good[t] = conf_read_check(q, buf, want, N, "thread");
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(add1));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseCommandQueue(q));
+    conf_release("mkkq", buf, add1, twice, q);
     return NULL;
 }
 

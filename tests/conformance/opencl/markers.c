@@ -64,10 +64,7 @@ int main(int argc, char **argv)
         wx[i] = (wx[i] + 1) * 2 + wy[i];
     }
     CHECK(conf_read_check(c.queue, x, wx, N, "barriers"), "barriers ordered the kernels of an out-of-order queue");
-    CL(clReleaseEvent(e[0]));
-    CL(clReleaseEvent(e[1]));
-    CL(clReleaseEvent(marker));
-    CL(clReleaseEvent(last));
+    conf_release("eeee", e[0], e[1], marker, last);
 
     /* A marker with no wait list on an in-order queue waits for all before it. */
     cl_event ks[3], m2;
@@ -102,17 +99,7 @@ int main(int argc, char **argv)
     }
     CHECK(conf_read_check(c.queue, x, wx, N, "1.1 markers"),
           "a wait on another queue, clEnqueueBarrier and clEnqueueMarker kept the order");
-    CL(clReleaseEvent(on_b));
-    CL(clReleaseEvent(m3));
-    CL(clReleaseCommandQueue(qb));
-    CL(clReleaseCommandQueue(qo));
-    CL(clReleaseMemObject(x));
-    CL(clReleaseMemObject(y));
-    CL(clReleaseKernel(ax));
-    CL(clReleaseKernel(tx));
-    CL(clReleaseKernel(ay));
-    CL(clReleaseKernel(sum));
-    CL(clReleaseProgram(p));
+    conf_release("eeqqmmkkkkp", on_b, m3, qb, qo, x, y, ax, tx, ay, sum, p);
     conf_close(&c);
     return conf_finish(true);
 }

@@ -53,9 +53,7 @@ int main(int argc, char **argv)
     }
     CHECK(conf_read_check(c.queue, buf, want, N, "native"),
           "8 native kernels and 8 NDRanges ran in order with the right arguments");
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseProgram(p));
+    conf_release("mkp", buf, twice, p);
     conf_close(&c);
     return conf_finish(true);
 }

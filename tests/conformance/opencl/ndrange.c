@@ -92,10 +92,7 @@ int main(int argc, char **argv)
               sh->has_lws ? ", local size" : ", no local size", sh->has_off ? ", offset" : "");
         all = all && ok;
     }
-    CL(clReleaseMemObject(gid));
-    CL(clReleaseMemObject(lid));
-    CL(clReleaseKernel(k));
-    CL(clReleaseProgram(p));
+    conf_release("mmkp", gid, lid, k, p);
     conf_close(&c);
     return conf_finish(all);
 }

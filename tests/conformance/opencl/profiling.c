@@ -137,13 +137,7 @@ int main(int argc, char **argv)
     CL(clReleaseEvent(m));
 
     CHECK(conf_read_check(c.queue, buf, want, N, "profiling"), "every kernel ran once");
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(add1));
-    CL(clReleaseProgram(p));
-    CL(clReleaseCommandQueue(qp));
-    CL(clReleaseCommandQueue(qw));
-    CL(clReleaseCommandQueue(qn));
-    CL(clReleaseCommandQueue(qnull));
+    conf_release("mkpqqqq", buf, add1, p, qp, qw, qn, qnull);
     conf_close(&c);
     return conf_finish(true);
 }

@@ -74,16 +74,9 @@ int main(int argc, char **argv)
               "out-of-order queue: %d kernels ordered by events ran in that order", STEPS);
         CHECK(conf_read_check(qo, buf3, want3, N, "out of order independent"),
               "out-of-order queue: %d independent kernels all ran", (STEPS + 3) / 4);
-        CL(clReleaseMemObject(buf2));
-        CL(clReleaseMemObject(buf3));
-        CL(clReleaseKernel(a2));
-        CL(clReleaseKernel(other));
-        CL(clReleaseCommandQueue(qo));
+        conf_release("mmkkq", buf2, buf3, a2, other, qo);
     }
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(add1));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseProgram(p));
+    conf_release("mkkp", buf, add1, twice, p);
     conf_close(&c);
     return conf_finish(true);
 }

@@ -66,10 +66,7 @@ int main(int argc, char **argv)
         want[i] = (ROUNDS / 3) * (1 + 10 + 100);
     CHECK(conf_read_check(c.queue, gen_buf, want, N, "rebuilt"),
           "%d launches of kernels of programs rebuilt each round, each the kernel it was", ROUNDS);
-    CL(clReleaseKernel(k));
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseMemObject(gen_buf));
-    CL(clReleaseProgram(p));
+    conf_release("kmmp", k, buf, gen_buf, p);
     conf_close(&c);
     return conf_finish(true);
 }

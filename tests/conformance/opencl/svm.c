@@ -58,9 +58,7 @@ int main(int argc, char **argv)
     CHECK(ok, "8 kernels on SVM, through an argument and through a pointer in SVM");
     clSVMFree(c.ctx, x);
     clSVMFree(c.ctx, h);
-    CL(clReleaseKernel(add));
-    CL(clReleaseKernel(follow));
-    CL(clReleaseProgram(p));
+    conf_release("kkp", add, follow, p);
     conf_close(&c);
     return conf_finish(true);
 }

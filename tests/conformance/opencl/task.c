@@ -47,10 +47,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 16; i++)
         want[i] += i + 1;
     CHECK(conf_read_check(c.queue, buf, want, 16, "tasks"), "11 tasks and 3 NDRanges ran in order");
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(serial));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseProgram(p));
+    conf_release("mkkp", buf, serial, twice, p);
     conf_close(&c);
     return conf_finish(true);
 }

@@ -74,17 +74,7 @@ int main(int argc, char **argv)
     CL(clFinish(q2));
     CHECK(conf_read_check(c.queue, b1, w1, N, "context 1") && conf_read_check(q2, b2, w2, N, "context 2"),
           "the refused launches did not run");
-    CL(clReleaseEvent(e1));
-    CL(clReleaseMemObject(b1));
-    CL(clReleaseMemObject(b2));
-    CL(clReleaseKernel(a1));
-    CL(clReleaseKernel(t1));
-    CL(clReleaseKernel(a2));
-    CL(clReleaseKernel(t2));
-    CL(clReleaseProgram(p1));
-    CL(clReleaseProgram(p2));
-    CL(clReleaseCommandQueue(q2));
-    CL(clReleaseContext(ctx2));
+    conf_release("emmkkkkppqc", e1, b1, b2, a1, t1, a2, t2, p1, p2, q2, ctx2);
     conf_close(&c);
     return conf_finish(true);
 }

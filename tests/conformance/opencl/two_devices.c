@@ -48,12 +48,6 @@ int main(int argc, char **argv)
     CL(clReleaseEvent(prev));
     CHECK(conf_read_check(q[0], buf, want, N, "two devices"),
           "%d kernels alternating between two devices ran in the order of their wait lists", ROUNDS);
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(add1));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseProgram(p));
-    CL(clReleaseCommandQueue(q[0]));
-    CL(clReleaseCommandQueue(q[1]));
-    CL(clReleaseContext(ctx));
+    conf_release("mkkpqqc", buf, add1, twice, p, q[0], q[1], ctx);
     return conf_finish(true);
 }

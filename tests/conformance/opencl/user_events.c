@@ -52,9 +52,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++)
         want[i] = (init[i] + 1) * 2;
     CHECK(conf_read_check(c.queue, buf, want, N, "gated"), "in order: add1 then twice");
-    CL(clReleaseEvent(k1));
-    CL(clReleaseEvent(k2));
-    CL(clReleaseEvent(gate));
+    conf_release("eee", k1, k2, gate);
 
     /* 2. Set by another thread while this one waits for the kernel. */
     gate2 = clCreateUserEvent(c.ctx, &err);
@@ -95,16 +93,7 @@ int main(int argc, char **argv)
     }
     CHECK(conf_read_check(c.queue, buf, want, N, "first queue") && conf_read_check(qb, other, want_other, N, "second queue"),
           "both ran once it was set");
-    CL(clReleaseEvent(ka));
-    CL(clReleaseEvent(kb));
-    CL(clReleaseEvent(gate3));
-    CL(clReleaseMemObject(other));
-    CL(clReleaseKernel(add_other));
-    CL(clReleaseCommandQueue(qb));
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(add1));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseProgram(p));
+    conf_release("eeemkqmkkp", ka, kb, gate3, other, add_other, qb, buf, add1, twice, p);
     conf_close(&c);
     return conf_finish(true);
 }

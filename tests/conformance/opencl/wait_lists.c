@@ -61,19 +61,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++)
         wantx[i] = init[i] + 1 + init[i] * 2;
     CHECK(conf_read_check(c.queue, x, wantx, N, "join"), "a kernel waiting for two kernels of another queue saw both");
-    CL(clReleaseEvent(both[0]));
-    CL(clReleaseEvent(both[1]));
-    CL(clReleaseEvent(done));
-    CL(clReleaseMemObject(x));
-    CL(clReleaseMemObject(y));
-    CL(clReleaseMemObject(buf));
-    CL(clReleaseKernel(ax));
-    CL(clReleaseKernel(ay));
-    CL(clReleaseKernel(add1));
-    CL(clReleaseKernel(twice));
-    CL(clReleaseKernel(sum2));
-    CL(clReleaseProgram(p));
-    CL(clReleaseCommandQueue(qb));
+    conf_release("eeemmmkkkkkpq", both[0], both[1], done, x, y, buf, ax, ay, add1, twice, sum2, p, qb);
     conf_close(&c);
     return conf_finish(true);
 }
