@@ -145,8 +145,21 @@ uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own
     copy_launch(&slot->pub, &p);
     own->seq += 2;
     atomic_store_explicit(&slot->pub_seq, own->seq, memory_order_release);
+    __atomic_store_n(&own->published_ns, now, __ATOMIC_RELAXED);
     atomic_store_explicit(&own->lock, 0, memory_order_release);
     return p.busy_until_ns;
+}
+
+uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns)
+{
+    while (atomic_exchange_explicit(&own->lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&own->lock, memory_order_relaxed))
+            fikit_cpu_relax();
+    own->launches++;
+    uint64_t busy = fikit_busy_until(own->busy_until_ns, now, dur_ns);
+    __atomic_store_n(&own->busy_until_ns, busy, __ATOMIC_RELAXED);
+    atomic_store_explicit(&own->lock, 0, memory_order_release);
+    return busy;
 }
 
 uint64_t fikit_shm_fill_lock(struct fikit_shm_header *hdr)

@@ -181,12 +181,27 @@ struct fikit_shm_own {
     uint64_t seq;           /* the seqlock number it last wrote */
     uint64_t launches;
     uint64_t busy_until_ns; /* read by the task's pacing: relaxed atomics */
+    uint64_t published_ns;  /* when it last wrote the slot (relaxed atomics) */
 };
 /* fikit_shm_publish_launch from the task's own record: the slot is only
  * written. Returns the new predicted end of the task's work. */
 uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
                                uint64_t dur_ns, uint64_t key, const struct fikit_gap_pred *gap,
                                uint64_t idle_after_ns);
+/* The launch counted in the task's own record only, the slot left as it
+ * was: for a launch that no task reads for scheduling (no lower level on
+ * the device, tracing off; gate.c decides), which then costs no predicted
+ * gap and no shared cache line. Returns the new predicted end of its work. */
+uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns);
+/* How often a task whose launches nobody reads still publishes one, so
+ * that fikit status and a lower task that registers later see it at most
+ * this late. */
+#define FIKIT_SHM_UNWATCHED_PUBLISH_NS (1000 * 1000ull)
+static inline uint64_t fikit_shm_own_published(const struct fikit_shm_own *own)
+{
+    return __atomic_load_n(&own->published_ns, __ATOMIC_RELAXED);
+}
+
 static inline uint64_t fikit_shm_own_busy_until(const struct fikit_shm_own *own)
 {
     return __atomic_load_n(&own->busy_until_ns, __ATOMIC_RELAXED);

@@ -374,12 +374,22 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
     if (r) {
         uint64_t now = admit(r, l->stream, g->key, g->name, dur, collective, fikit_now_ns());
-        struct fikit_gap_pred gap;
-        fikit_predict_gap(d->pred, g->prev, g->key, &gap);
-        uint64_t busy = fikit_shm_publish_own(r->slot, &r->own, now, dur, g->key, &gap,
-                                              atomic_load_explicit(&d->idle_after_ns,
-                                                                   memory_order_relaxed));
-        trace(r, FIKIT_TRACE_LAUNCH, g->key, busy, gap.q_ns[2]);
+        /* The publication is for the levels below, which fill its gaps
+         * (and for the trace): with none registered, the launch is only
+         * counted, and the slot written once a millisecond for status. */
+        uint32_t mask = atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed);
+        bool watched = (mask >> (r->level + 1)) != 0 ||
+                       atomic_load_explicit(&r->shm->hdr.trace_on, memory_order_relaxed);
+        if (watched || now - fikit_shm_own_published(&r->own) >= FIKIT_SHM_UNWATCHED_PUBLISH_NS) {
+            struct fikit_gap_pred gap;
+            fikit_predict_gap(d->pred, g->prev, g->key, &gap);
+            uint64_t busy = fikit_shm_publish_own(r->slot, &r->own, now, dur, g->key, &gap,
+                                                  atomic_load_explicit(&d->idle_after_ns,
+                                                                       memory_order_relaxed));
+            trace(r, FIKIT_TRACE_LAUNCH, g->key, busy, gap.q_ns[2]);
+        } else {
+            fikit_shm_own_count(&r->own, now, dur);
+        }
         fikit_fault_point(FIKIT_FAULT_LAUNCH);
     }
 

@@ -11,6 +11,7 @@
 # (as in the calls of 2026-12-06): cmake --build BUILD --target fikitd fikit fikit-launch
 #   fikit_interpose fikit-calibrate-cuda fikit-demo-service-cuda fikit-demo-batch-cuda
 # MODEL_CHECK_SECONDS (default 9): the service's measurement per mode and pass.
+# MODEL_CHECK_REPEAT (default 2): passes of the modes, each after a run alone.
 # MODEL_CHECK_MODES: evaluate's modes (default: fill on both substrates and the
 # policy the model proposes for MPS, the job beside the service capped at 70 %).
 set -u
@@ -19,11 +20,12 @@ BUILD_DIR=${1:-build}
 source "$(dirname "$0")/env.sh"
 PAIR=${MODEL_CHECK_PAIR:-resnet50}
 SECS=${MODEL_CHECK_SECONDS:-9}
+REPEAT=${MODEL_CHECK_REPEAT:-2}
 MODES=${MODEL_CHECK_MODES:-fikit fill, time-slicing;fikit fill, mps;fikit beside, mps, lp capped 70%}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
-echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); pair $PAIR; $SECS s a mode and pass"
-timeout 570 python3 bench/evaluate --build "$BUILD_DIR" --out /tmp/model-check --workloads "$PAIR" \
-  --seconds "$SECS" --repeat 2 --beside-caps 70 --modes "$MODES" \
+echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); pair $PAIR; $SECS s a mode and pass, $REPEAT passes"
+timeout ${MODEL_CHECK_TIMEOUT:-570} python3 bench/evaluate --build "$BUILD_DIR" --out /tmp/model-check --workloads "$PAIR" \
+  --seconds "$SECS" --repeat "$REPEAT" --beside-caps 70 --modes "$MODES" \
   >"$OUT/model-check.log" 2>&1
 echo "evaluate exit $?"
 cp /tmp/model-check/results.json "$OUT/model-check.json" 2>/dev/null

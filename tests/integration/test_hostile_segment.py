@@ -11,7 +11,9 @@ and writes what only fikitd, or only another task, should write.
 - A lower task's own slot: its publication lock left taken, its busy time 50
   minutes ahead, every waiter taken. The task finishes, correct, after one
   line on stderr. Before, it spun in publish for good (or slept in pace, or
-  looped for a waiter)."""
+  looped for a waiter).
+- The header's magic, while a program registers: it is told the segment
+  cannot be used, and runs unscheduled. Before, without a word."""
 import json
 import mmap
 import os
@@ -129,6 +131,29 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
           f"the batch job finished its 300 kernels correctly: {err.strip()[-300:]}")
     check(len(told) == 1 and "another program wrote the segment" in told[0],
           f"it said so once on stderr: {told}")
+    # 3. The header's magic written over and over while a program registers:
+    # the segment it is given is unusable, and it says so (it ran
+    # unscheduled without a word). fikitd puts the magic back every 10 ms,
+    # so the program may come in between: it runs again, 3 times at most.
+    def scribble_magic(path, key, seconds):
+        s, seg = join_segment(path, key)
+        end = time.time() + seconds
+        while time.time() < end:
+            for _ in range(1000):
+                struct.pack_into("<Q", seg, L["hdr.magic"], 0)
+        raise SystemExit(0)
+    told = []
+    for attempt in range(3):
+        writer = attacker(scribble_magic, fk.socket, key, 5.0)
+        time.sleep(0.5)
+        late = fk.run("batch", [BATCH, "--json", "-c", "5", "-w", "100"])
+        check(wait_child(writer) == 0, "the other program wrote the header's magic for 5 s")
+        told = [l for l in late.stderr.splitlines() if "shared segment fikitd gave task batch" in l]
+        check(late.returncode == 0 and result(late.stdout)["wrong"] == 0, "a program registering meanwhile ran correctly")
+        if told:
+            break
+    check(len(told) == 1 and "runs unscheduled there" in told[0],
+          f"it said once that the segment it was given cannot be used: {told}")
     svc.terminate()
     out, _ = svc.communicate(timeout=60)
     check(svc.returncode in (0, -15), "the service ran on")
