@@ -736,3 +736,28 @@ Test(sched, status_reports_top_level_holds_and_activity)
     fikit_sched_status(&S, 100 * MS, &st);
     cr_assert_eq(st.top_level, FIKIT_LEVELS, "serve idle long after its last launch");
 }
+
+/* Under strict too, and the next overdue one is looked at when the one
+ * before it ends, not left to the next event. */
+Test(sched, strict_overdue_kernels_go_one_after_another)
+{
+    setup_with(FIKIT_POLICY_STRICT, 0, 0);
+    S.p.max_wait_ns = 5 * MS;
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    fikit_sched_add_task(&S, 3, 300, "other", 9);
+    hold(2, 1, 1, 8 * MS, 0);
+    hold(3, 2, 1, 8 * MS, 0);
+    launch(1, 0, 100 * US, 50 * US);
+    cr_assert_eq(decide(1 * MS), 0);
+    cr_assert_eq(wake, 5 * MS, "it looks again when they turn overdue");
+    launch(1, 5 * MS - 200 * US, 100 * US, 50 * US);
+    cr_assert_eq(decide(5 * MS), 1, "overdue, between the service's kernels");
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_OVERDUE);
+    cr_assert_eq(wake, 10 * MS, "the other's twice max_wait comes first");
+    cr_assert_eq(decide(10 * MS), 0, "the first's kernel is still predicted to run");
+    cr_assert_eq(wake, 13 * MS, "the next when the first's 8 ms are over");
+    launch(1, 12 * MS, 100 * US, 50 * US);
+    cr_assert_eq(decide(13 * MS), 1);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_OVERDUE);
+}
