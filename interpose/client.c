@@ -434,7 +434,12 @@ void fikit_client_check_daemon(void)
             if (r && atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING)
                 stopped = true;
         }
-        if (stopped || (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR)))) {
+        /* Gone is what fikitd's socket says: the segment's daemon_state can
+         * be written by any task of the device (fikitd puts it back within
+         * 10 ms), and dropping the registration for it left the task
+         * unscheduled. fikitd's own stop marks the segments stopped and
+         * closes the connections right after: wait a moment for that. */
+        if (poll(&p, 1, stopped ? 20 : 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR))) {
             fikit_warn("fikitd went away: task %s runs unscheduled (passthrough) until it is back",
                        c->task);
             atomic_store(&c->daemon_lost, true);
