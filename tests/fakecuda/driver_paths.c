@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tests/double/spin.h"
+#include "tests/double/program.h"
 
 /* The per-thread variants are declared by cuda.h only for per-thread builds;
  * this program calls both kinds, so it declares them itself. */
@@ -26,14 +26,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, 
                                                 unsigned, unsigned, unsigned, CUstream, void **);
 
 #define N 256
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CK(call) DBL_CHECK(CUresult, CUDA_SUCCESS, call)
 
 static CUfunction add, scale;
 static CUcontext ctx;

@@ -24,17 +24,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "tests/double/spin.h"
+#include "tests/double/program.h"
 
 #define N 256
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CK(call) DBL_CHECK(CUresult, CUDA_SUCCESS, call)
 
 CUresult fake_nccl_all_reduce(CUmodule mod, CUdeviceptr x, float s, int n, CUstream stream);
 
