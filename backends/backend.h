@@ -95,6 +95,16 @@ struct fikit_backend {
     const char *const *libraries;
 };
 
+/* Defines a backend's descriptor, fikit_<api>_backend, with the given
+ * fields (.ops, .hooks, .symbol_starts, .libraries), and registers it when
+ * libfikit.so loads (fikit_backend_register, interpose/hooks.h). */
+#define FIKIT_BACKEND_DEFINE(api, ...)                                                             \
+    const struct fikit_backend fikit_##api##_backend = {__VA_ARGS__};                              \
+    __attribute__((constructor)) static void fikit_register_##api(void)                           \
+    {                                                                                              \
+        fikit_backend_register(&fikit_##api##_backend);                                            \
+    }
+
 _Static_assert(offsetof(struct fikit_backend_ops, marker_begin) + sizeof(void *) <= 64,
                "what a launch reads of its backend's ops shares the first cache line");
 

@@ -517,9 +517,16 @@ size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_gran
     }
     for (size_t i = 0; s->p.max_wait_ns && i < s->nreq; i++) {
         uint64_t held = now > s->req[i].posted_ns ? now - s->req[i].posted_ns : 0;
-        if (held < s->p.max_wait_ns)
+        if (held < s->p.max_wait_ns) {
             *wake_ns = min64(*wake_ns, s->req[i].posted_ns + s->p.max_wait_ns);
-        else if (held < 2 * s->p.max_wait_ns)
+            continue;
+        }
+        /* Overdue, behind lower work in flight (the one before it) or the
+         * level above's kernel (top_level_room's wake): look again when
+         * that ends, and at twice max_wait at the latest. */
+        if (reserved_until > now)
+            *wake_ns = min64(*wake_ns, reserved_until);
+        if (held < 2 * s->p.max_wait_ns)
             *wake_ns = min64(*wake_ns, s->req[i].posted_ns + 2 * s->p.max_wait_ns);
     }
     if (s->p.policy == FIKIT_POLICY_STRICT || n == max)

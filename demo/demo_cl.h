@@ -8,18 +8,9 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include "demo/demo.h"
 
-#define LCG_A 1664525u
-#define LCG_C 1013904223u
-
-/* DEMO_LAYERS kernels, layer0..layer15, doing the same work: a service
- * runs one per step of a request, as a network runs one per layer, so each
- * step is a distinct kernel to fikit. */
-#define DEMO_LAYERS 16
+/* The kernels: "rounds", and the DEMO_LAYERS layers, all alike. */
 #define DEMO_KERNEL(n)                                                                             \
     "__kernel void " n "(__global uint *x, uint n) {\n"                                           \
     "    size_t i = get_global_id(0);\n"                                                          \
@@ -34,23 +25,6 @@ static const char *demo_kernel_source =
     DEMO_KERNEL("layer7") DEMO_KERNEL("layer8") DEMO_KERNEL("layer9") DEMO_KERNEL("layer10")
     DEMO_KERNEL("layer11") DEMO_KERNEL("layer12") DEMO_KERNEL("layer13") DEMO_KERNEL("layer14")
     DEMO_KERNEL("layer15");
-
-/* (A, C) of n rounds. */
-static inline void demo_affine(uint64_t n, uint32_t *A, uint32_t *C)
-{
-    uint32_t ra = 1, rc = 0, ba = LCG_A, bc = LCG_C;
-    while (n) {
-        if (n & 1) { /* r = b o r */
-            rc = ba * rc + bc;
-            ra = ba * ra;
-        }
-        bc = ba * bc + bc; /* b = b o b */
-        ba = ba * ba;
-        n >>= 1;
-    }
-    *A = ra;
-    *C = rc;
-}
 
 #define DEMO_CHECK(call)                                                                          \
     do {                                                                                           \
@@ -120,6 +94,15 @@ static inline void demo_cl_open(struct demo_cl *d)
     }
 }
 
+/* A buffer of bytes on d's device. */
+static inline cl_mem demo_cl_buffer(const struct demo_cl *d, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    DEMO_CHECK(err);
+    return m;
+}
+
 static inline void demo_cl_close(struct demo_cl *d)
 {
     clReleaseKernel(d->kernel);
@@ -130,13 +113,6 @@ static inline void demo_cl_close(struct demo_cl *d)
     clReleaseContext(d->ctx);
 }
 
-static inline double demo_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static inline void demo_sleep_until(double t)
 {
     double now = demo_now_s();
@@ -144,21 +120,6 @@ static inline void demo_sleep_until(double t)
         return;
     struct timespec ts = {.tv_sec = (time_t)(t - now), .tv_nsec = (long)(((t - now) - (double)(time_t)(t - now)) * 1e9)};
     nanosleep(&ts, NULL);
-}
-
-static inline int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The q-quantile of sorted values (nearest rank). */
-static inline double demo_quantile(const double *sorted, size_t n, double q)
-{
-    if (n == 0)
-        return 0;
-    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
-    return sorted[i < n ? i : n - 1];
 }
 
 #endif

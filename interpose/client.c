@@ -216,14 +216,24 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
     if (type != FIKIT_MSG_REGISTER_OK || fd < 0) {
         if (fd >= 0)
             close(fd);
+        if (!atomic_exchange(&c->warned_register, true))
+            fikit_warn("fikitd answered task %s's registration on %s with message %u%s: it runs "
+                       "unscheduled there", c->task, d->key, (unsigned)type, fd < 0 ? " and no segment" : "");
         return -EPROTO;
     }
     const struct fikit_msg_register_ok *ok = fikit_proto_payload(buf);
     struct fikit_shm *shm;
     rc = fikit_shm_map(fd, &shm);
     close(fd);
-    if (rc)
+    if (rc) {
+        /* A segment of another version, or one whose header another program
+         * wrote (fikitd puts it back within 10 ms): never without a word. */
+        if (!atomic_exchange(&c->warned_register, true))
+            fikit_warn("the shared segment fikitd gave task %s for %s cannot be used (%s: %s): it runs "
+                       "unscheduled there (said once)", c->task, d->key, strerror(-rc),
+                       rc == -EPROTO ? "its header is not this libfikit's" : "mapping failed");
         return rc;
+    }
     if (ok->slot >= FIKIT_SHM_SLOTS) {
         fikit_shm_unmap(shm);
         return -EPROTO;
@@ -425,7 +435,12 @@ void fikit_client_check_daemon(void)
             if (r && atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING)
                 stopped = true;
         }
-        if (stopped || (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR)))) {
+        /* Gone is what fikitd's socket says: the segment's daemon_state can
+         * be written by any task of the device (fikitd puts it back within
+         * 10 ms), and dropping the registration for it left the task
+         * unscheduled. fikitd's own stop marks the segments stopped and
+         * closes the connections right after: wait a moment for that. */
+        if (poll(&p, 1, stopped ? 20 : 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR))) {
             fikit_warn("fikitd went away: task %s runs unscheduled (passthrough) until it is back",
                        c->task);
             atomic_store(&c->daemon_lost, true);

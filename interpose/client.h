@@ -97,6 +97,7 @@ struct fikit_client {
 
     int sock;            /* -1: not connected */
     bool warned_missing; /* the one stderr line was printed */
+    atomic_bool warned_register; /* a registration answered unusably was said (once) */
     _Atomic bool daemon_lost;
     pthread_t housekeeper;
     bool housekeeping;   /* the thread runs */

@@ -90,14 +90,7 @@ static struct fikit_hook hooks[H_COUNT + 1] = {
 };
 
 /* CUDA as the interposer sees it. */
-const struct fikit_backend fikit_cuda_backend = {
-    .ops = &fikit_cuda_ops,
-    .hooks = hooks,
-    .symbol_starts = "c",
-    .libraries = libcuda,
-};
-
-__attribute__((constructor)) static void register_cuda(void) { fikit_backend_register(&fikit_cuda_backend); }
+FIKIT_BACKEND_DEFINE(cuda, .ops = &fikit_cuda_ops, .hooks = hooks, .symbol_starts = "c", .libraries = libcuda)
 
 /* fikit's own driver calls go through the driver's cuGetProcAddress. */
 static void driver_ready(void)
@@ -389,16 +382,23 @@ EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int ver
     return r;
 }
 
-EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
-                                            cuuint64_t flags, CUdriverProcAddressQueryResult *status)
+/* The v2 queries: the real one's answer, fikit's wrapper where it hooks
+ * the name (as the per-thread-stream variant when the _ptsz query asked). */
+static CUresult gpa_v2(gpa_v2_fn real, const char *symbol, void **pfn, int version, cuuint64_t flags,
+                       CUdriverProcAddressQueryResult *status, cuuint64_t answer_flags)
 {
-    gpa_v2_fn real = REAL(H_GPA_V2, gpa_v2_fn);
     if (!real)
         return CUDA_ERROR_NOT_FOUND;
     CUresult r = real(symbol, pfn, version, flags, status);
     if (r == CUDA_SUCCESS)
-        answer(symbol, pfn, version, flags);
+        answer(symbol, pfn, version, answer_flags);
     return r;
+}
+
+EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
+                                            cuuint64_t flags, CUdriverProcAddressQueryResult *status)
+{
+    return gpa_v2(REAL(H_GPA_V2, gpa_v2_fn), symbol, pfn, version, flags, status, flags);
 }
 
 EXPORT CUresult CUDAAPI cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int version,
@@ -407,10 +407,6 @@ EXPORT CUresult CUDAAPI cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn,
     gpa_v2_fn real = REAL(H_GPA_V2_PTSZ, gpa_v2_fn);
     if (!real)
         real = REAL(H_GPA_V2, gpa_v2_fn);
-    if (!real)
-        return CUDA_ERROR_NOT_FOUND;
-    CUresult r = real(symbol, pfn, version, flags, status);
-    if (r == CUDA_SUCCESS)
-        answer(symbol, pfn, version, flags | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
-    return r;
+    return gpa_v2(real, symbol, pfn, version, flags, status,
+                  flags | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
 }

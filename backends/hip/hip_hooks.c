@@ -155,14 +155,8 @@ static struct fikit_hook hooks[H_COUNT + 1] = {
 };
 
 /* HIP as the interposer sees it: C names start with h, ROCm 5's C++ ones with _. */
-const struct fikit_backend fikit_hip_backend = {
-    .ops = &fikit_hip_ops,
-    .hooks = hooks,
-    .symbol_starts = "h_",
-    .libraries = fikit_hip_sonames,
-};
-
-__attribute__((constructor)) static void register_hip(void) { fikit_backend_register(&fikit_hip_backend); }
+FIKIT_BACKEND_DEFINE(hip, .ops = &fikit_hip_ops, .hooks = hooks, .symbol_starts = "h_",
+                     .libraries = fikit_hip_sonames)
 
 /* ------------------------------------------------- the real functions */
 

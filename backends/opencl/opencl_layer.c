@@ -285,17 +285,7 @@ static cl_int CL_API_CALL fikit_clEnqueueNativeKernel(cl_command_queue q, void(C
 
 /* OpenCL as the interposer sees it: it enters through the layer entry
  * points below, which the loader finds itself, so nothing is hooked. */
-const struct fikit_backend fikit_opencl_backend = {
-    .ops = &fikit_opencl_ops,
-    .hooks = NULL,
-    .symbol_starts = "",
-    .libraries = NULL,
-};
-
-__attribute__((constructor)) static void register_opencl(void)
-{
-    fikit_backend_register(&fikit_opencl_backend);
-}
+FIKIT_BACKEND_DEFINE(opencl, .ops = &fikit_opencl_ops, .hooks = NULL, .symbol_starts = "", .libraries = NULL)
 
 CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param, size_t size, void *value,
                                                size_t *size_ret)

@@ -220,7 +220,7 @@ def part_cross(a, node, res):
     res["service_rate"] = rate
     job = lambda task=None: node.popen(TORCH + ["train", "--seconds", str(a.seconds), "--wait-go"], task=task, cvd=a.g1)
     rows = {}
-    for mode, fikit in (("job alone, GPU 1", False), ("job alone under fikit, GPU 1", True)):
+    for mode, fikit in (("job alone", False), ("job alone under fikit", True)):
         log(f"cross: {mode}")
         if fikit:
             node.start()
@@ -240,7 +240,7 @@ def part_cross(a, node, res):
     devs = devices(st)
     where = {t: [k for k, rows_ in devs.items() for r in rows_ if r["task"] == t] for t in ("svc", "job")}
     jrow = [r for rows_ in devs.values() for r in rows_ if r["task"] == "job"]
-    rows["service GPU 0 + job GPU 1, fikit"] = {
+    rows["service + job, fikit"] = {
         "job_per_s": rate_in(rj["progress"], rs["t0"], rs["t1"]), "svc_p50_ms": rs["p50_ms"], "svc_p99_ms": rs["p99_ms"],
         "job_device": where["job"], "svc_device": where["svc"],
         "job_holds": sum(int(r["holds"]) for r in jrow), "job_fills": sum(int(r["fills"]) for r in jrow),
@@ -375,10 +375,10 @@ def dry_cross(a, node, res):
             raise RuntimeError(err)
         return n / (time.monotonic() - t)
     log("cross (double): job alone, device 1")
-    rows["job alone, GPU 1"] = {"job_per_s": job()}
+    rows["job alone"] = {"job_per_s": job()}
     node.start()
     log("cross (double): job alone under fikit, device 1")
-    rows["job alone under fikit, GPU 1"] = {"job_per_s": job("job")}
+    rows["job alone under fikit"] = {"job_per_s": job("job")}
     log("cross (double): service on device 0 + job on device 1, fikit")
     s = node.popen([prog, "-d", "0", "--spin", "600"], task="svc", cvd=a.g0)
     while "svc" not in node.status():
@@ -397,7 +397,7 @@ def dry_cross(a, node, res):
     node.stop()
     devs = devices(st)
     jrow = [r for rows_ in devs.values() for r in rows_ if r["task"] == "job"]
-    rows["service GPU 0 + job GPU 1, fikit"] = {
+    rows["service + job, fikit"] = {
         "job_per_s": per_s, "job_device": [k for k, r_ in devs.items() if any(r["task"] == "job" for r in r_)],
         "svc_device": [k for k, r_ in devs.items() if any(r["task"] == "svc" for r in r_)],
         "job_holds": sum(int(r["holds"]) for r in jrow), "job_fills": sum(int(r["fills"]) for r in jrow),
@@ -450,9 +450,9 @@ def table(res):
     out = []
     c = res.get("cross")
     if c:
-        alone = c["job alone, GPU 1"]["job_per_s"]
-        falone = c.get("job alone under fikit, GPU 1", {}).get("job_per_s")
-        out.append("cross: service on GPU 0 (prio 0), job on GPU 1 (prio 9)")
+        alone = c["job alone"]["job_per_s"]
+        falone = c.get("job alone under fikit", {}).get("job_per_s")
+        out.append(f"cross: service on GPU {res['gpus'][0]} (prio 0), job on GPU {res['gpus'][1]} (prio 9)")
         out.append(f"  {'mode':34} {'job/s':>10} {'x alone':>8} {'x fikit alone':>13} {'svc p99 ms':>10} "
                    f"{'job held/filled/paced':>21}")
         for mode, r in c.items():
@@ -464,7 +464,8 @@ def table(res):
                 out.append(f"    service on {', '.join(r['svc_device'])}; job on {', '.join(r['job_device'])}")
     d = res.get("ddp")
     if d:
-        out.append("ddp: service on GPU 0 (prio 0) beside a 2-GPU DDP job (prio 9, NCCL)")
+        out.append(f"ddp: service on GPU {res['gpus'][0]} (prio 0) beside a DDP job on GPUs {res['gpus'][0]} and "
+                   f"{res['gpus'][1]} (prio 9, NCCL)")
         sa, ja = d.get("service alone", {}).get("svc_p99_ms"), d.get("ddp alone", {}).get("job_per_s")
         out.append(f"  {'mode':30} {'svc p99':>8} {'x alone':>8} {'steps/s':>8} {'x alone':>8} "
                    f"{'rank1 excess p99/max ms':>24} {'GPU0 held p99/max ms':>21} {'stall>holds max':>15} {'nccl held':>9}")
@@ -477,7 +478,7 @@ def table(res):
                        f"{pm(ex):>24} {pm(hd):>21} {fmt(max(sb) if sb else None, '{:.1f}'):>15} "
                        f"{r.get('nccl_holds', '-')!s:>9}")
             if "holds_gpu0" in r:
-                out.append(f"    the job's launches held: {r['holds_gpu0']} on GPU 0, {r['holds_other_gpu']} on GPU 1; "
+                out.append(f"    the job's launches held: {r['holds_gpu0']} on the service's GPU, {r['holds_other_gpu']} on the other; "
                            f"of its {r.get('nccl_launches', '?')} collective launches: {r['nccl_holds']}")
                 out.append(f"    devices: {', '.join(r['devices'])}"
                            + (f"; trace events lost: {r['trace_lost']}" if r.get("trace_lost") else ""))

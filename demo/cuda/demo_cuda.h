@@ -1,6 +1,8 @@
 // Shared by the CUDA demo programs: the same work and exact check as the
 // OpenCL ones (rounds of a 32-bit LCG per element, verified in closed form).
 #pragma once
+#include "../demo.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,8 +22,6 @@
         }                                                                                          \
     } while (0)
 
-#define DEMO_LAYERS 16
-
 // One distinct kernel per layer, as a network has, so each step is its own kernel to fikit.
 template <int L> __global__ void layer(uint32_t *x, uint32_t n, uint32_t rounds)
 {
@@ -40,29 +40,6 @@ static layer_fn demo_layers[DEMO_LAYERS] = {layer<0>,  layer<1>,  layer<2>,  lay
                                             layer<8>,  layer<9>,  layer<10>, layer<11>,
                                             layer<12>, layer<13>, layer<14>, layer<15>};
 
-static inline void demo_affine(uint64_t n, uint32_t *A, uint32_t *C)
-{
-    uint32_t ra = 1, rc = 0, ba = 1664525u, bc = 1013904223u;
-    while (n) {
-        if (n & 1) {
-            rc = ba * rc + bc;
-            ra = ba * ra;
-        }
-        bc = ba * bc + bc;
-        ba = ba * ba;
-        n >>= 1;
-    }
-    *A = ra;
-    *C = rc;
-}
-
-static inline double demo_now_s()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 // Waits until t: sleeps for most of it, spins the last 100 us (a service's host work).
 static inline void demo_until(double t)
 {
@@ -77,11 +54,3 @@ static inline void demo_until(double t)
     }
 }
 
-static inline double demo_quantile(std::vector<double> v, double q)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    size_t i = (size_t)(q * (v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
-}

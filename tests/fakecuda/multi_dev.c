@@ -24,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/double/spin.h"
+
 #define N 256
 #define CK(call)                                                                                   \
     do {                                                                                           \
@@ -119,6 +121,17 @@ static void *run_job(void *arg)
     return NULL;
 }
 
+struct spin_args {
+    CUfunction f;
+    void **params;
+};
+
+static void spin_launch(void *arg)
+{
+    struct spin_args *a = arg;
+    CK(cuLaunchKernel(a->f, N / 64, 1, 1, 64, 1, 1, 0, NULL, a->params, NULL));
+}
+
 static int spin(int device, double seconds)
 {
     CK(cuCtxSetCurrent(context_of(device)));
@@ -130,18 +143,8 @@ static int spin(int device, double seconds)
     CUdeviceptr d;
     CK(cuMemAlloc(&d, sizeof x));
     void *params[] = {&d, &k, &n};
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    long count = 0;
-    do {
-        CK(cuLaunchKernel(f, N / 64, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
-        count++;
-        struct timespec pause = {0, 200000};
-        nanosleep(&pause, NULL);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
-    printf("launches %ld\n", count);
-    return 0;
+    struct spin_args a = {f, params};
+    return dbl_spin(seconds, spin_launch, &a);
 }
 
 int main(int argc, char **argv)

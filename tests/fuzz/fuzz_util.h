@@ -3,8 +3,12 @@
 #ifndef FIKIT_FUZZ_UTIL_H
 #define FIKIT_FUZZ_UTIL_H
 
+#include "core/error.h"
+
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -23,6 +27,13 @@ static int fuzz_as_file(const uint8_t *data, size_t size, char *path, size_t len
     }
     snprintf(path, len, "/proc/self/fd/%d", fd);
     return fd;
+}
+
+/* A loader's error must name the file it read (path): aborts if not. */
+static inline void fuzz_error_names_file(int rc, const struct fikit_err *err, const char *path)
+{
+    if (rc != 0 && strncmp(err->msg, path, strlen(path)) != 0)
+        abort();
 }
 
 #endif

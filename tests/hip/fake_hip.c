@@ -14,19 +14,19 @@
  * variants), answers hipGetProcAddress with dlsym on itself as ROCm's clr
  * does, and, like ROCm 5.2, calls hipModuleLaunchKernel through its own PLT
  * from hipLaunchByPtr. It counts the launches that reached it
- * (FAKEHIP_COUNT) so tests can check nothing was lost or doubled. */
+ * (FAKEHIP_COUNT) so tests can check nothing was lost or doubled. It is a
+ * shim over the driver double of tests/double/ (kernels, streams, capture,
+ * graphs, events, the count), as the CUDA double is. */
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
-#include "tests/host_kernels.h"
+#include "tests/double/double.h"
 
 #include <dlfcn.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define API __attribute__((visibility("default"))) hipError_t
 #define NDEV 2
@@ -39,44 +39,17 @@
 __attribute__((visibility("default"))) void fakehip_vec_add(void) {}
 __attribute__((visibility("default"))) void fakehip_scale(void) {}
 
-struct fn {
-    const char *name;
-    const void *host; /* the host stub registered for it */
-    host_kernel run;
-    int nparams;
-    size_t size[8];
-    size_t offset[8]; /* in a packed argument buffer (hipSetupArgument, extra) */
-};
-
-static const struct fn functions[] = {
+static const struct dbl_fn functions[] = {
     {"vec_add", (const void *)fakehip_vec_add, k_vec_add, 4, {8, 8, 8, 4}, {0, 8, 16, 24}},
     {"_Z5scalePffi", (const void *)fakehip_scale, k_scale, 3, {8, 4, 4}, {0, 8, 12}},
 };
 #define NFN (sizeof functions / sizeof functions[0])
 
-static const struct fn *by_host(const void *host)
-{
-    for (size_t i = 0; i < NFN; i++)
-        if (functions[i].host == host)
-            return &functions[i];
-    return NULL;
-}
+static const struct dbl_fn *by_host(const void *host) { return dbl_fn_by_host(functions, NFN, host); }
 
 /* ------------------------------------------------------------- counting */
 
-static _Atomic long launches;
-
-__attribute__((destructor)) static void report(void)
-{
-    const char *path = getenv("FAKEHIP_COUNT");
-    if (!path)
-        return;
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "%ld\n", atomic_load(&launches));
-        fclose(f);
-    }
-}
+__attribute__((destructor)) static void report(void) { dbl_report("FAKEHIP_COUNT"); }
 
 /* -------------------------------------------------------------- devices */
 
@@ -122,42 +95,25 @@ API hipMemcpy(void *d, const void *s, size_t n, hipMemcpyKind k) { (void)k; memc
 
 /* ---------------------------------------------------- streams, capture */
 
-struct rec {
-    const struct fn *f;
-    unsigned grid[3], block[3];
-    void *params[8];
-    char storage[8][16];
-};
 
-struct graph {
-    struct rec recs[64];
-    int n;
-};
+/* Each device's null and per-thread streams (a stream of the double knows
+ * its device). */
+static struct dbl_stream legacy[NDEV] = {{0, 0, NULL}, {1, 0, NULL}};
+static _Thread_local struct dbl_stream per_thread[NDEV] = {{0, 0, NULL}, {1, 0, NULL}};
 
-struct stream {
-    int device;
-    int capturing;
-    struct graph *g;
-};
-
-static struct stream legacy[NDEV] = {{0, 0, NULL}, {1, 0, NULL}};
-static _Thread_local struct stream per_thread[NDEV] = {{0, 0, NULL}, {1, 0, NULL}};
-
-static struct stream *S(hipStream_t s)
+static struct dbl_stream *S(hipStream_t s)
 {
     if (!s)
         return &legacy[current];
     if (s == hipStreamPerThread)
         return &per_thread[current];
-    return (struct stream *)s;
+    return (struct dbl_stream *)s;
 }
 
 API hipStreamCreate(hipStream_t *s)
 {
-    struct stream *st = calloc(1, sizeof *st);
-    st->device = current;
-    *s = (hipStream_t)st;
-    return hipSuccess;
+    *s = (hipStream_t)dbl_stream_new(current);
+    return *s ? hipSuccess : hipErrorOutOfMemory;
 }
 API hipStreamDestroy(hipStream_t s) { free(s); return hipSuccess; }
 API hipStreamSynchronize(hipStream_t s) { (void)s; return hipSuccess; }
@@ -165,8 +121,7 @@ __attribute__((visibility("default"))) int hipGetStreamDeviceId(hipStream_t s) {
 API hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode m)
 {
     (void)m;
-    S(s)->capturing = 1;
-    S(s)->g = calloc(1, sizeof(struct graph));
+    dbl_capture_begin(S(s));
     return hipSuccess;
 }
 API hipStreamBeginCapture_spt(hipStream_t s, hipStreamCaptureMode m)
@@ -175,9 +130,7 @@ API hipStreamBeginCapture_spt(hipStream_t s, hipStreamCaptureMode m)
 }
 API hipStreamEndCapture(hipStream_t s, hipGraph_t *g)
 {
-    S(s)->capturing = 0;
-    *g = (hipGraph_t)S(s)->g;
-    S(s)->g = NULL;
+    *g = (hipGraph_t)dbl_capture_end(S(s));
     return hipSuccess;
 }
 API hipStreamEndCapture_spt(hipStream_t s, hipGraph_t *g) { return hipStreamEndCapture(s ? s : hipStreamPerThread, g); }
@@ -193,7 +146,7 @@ API hipGraphInstantiate(hipGraphExec_t *e, hipGraph_t g, hipGraphNode_t *n, char
     *e = (hipGraphExec_t)g;
     return hipSuccess;
 }
-API hipGraphDestroy(hipGraph_t g) { free(g); return hipSuccess; }
+API hipGraphDestroy(hipGraph_t g) { dbl_graph_free((struct dbl_graph *)g); return hipSuccess; }
 
 /* ------------------------------------------------------ modules, naming */
 
@@ -202,65 +155,48 @@ API hipModuleUnload(hipModule_t m) { (void)m; return hipSuccess; }
 API hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name)
 {
     (void)m;
-    for (size_t i = 0; i < NFN; i++)
-        if (strcmp(functions[i].name, name) == 0) {
-            *f = (hipFunction_t)&functions[i];
-            return hipSuccess;
-        }
-    return hipErrorNotFound;
+    *f = (hipFunction_t)dbl_fn_named(functions, NFN, name);
+    return *f ? hipSuccess : hipErrorNotFound;
 }
 __attribute__((visibility("default"))) const char *hipKernelNameRef(const hipFunction_t f)
 {
-    return f ? ((const struct fn *)f)->name : NULL;
+    return f ? ((const struct dbl_fn *)f)->name : NULL;
 }
 __attribute__((visibility("default"))) const char *hipKernelNameRefByPtr(const void *host, hipStream_t s)
 {
     (void)s;
-    const struct fn *f = by_host(host);
+    const struct dbl_fn *f = by_host(host);
     return f ? f->name : NULL;
 }
 
 /* ------------------------------------------------------------- launches */
 
-static hipError_t run(const struct fn *fn, const unsigned g[3], const unsigned b[3], hipStream_t s,
+static hipError_t run(const struct dbl_fn *fn, const unsigned g[3], const unsigned b[3], hipStream_t s,
                       void **params)
 {
     if (!fn)
         return hipErrorInvalidDeviceFunction;
-    struct stream *st = S(s);
-    if (st->capturing) {
-        struct rec *r = &st->g->recs[st->g->n++];
-        r->f = fn;
-        memcpy(r->grid, g, sizeof r->grid);
-        memcpy(r->block, b, sizeof r->block);
-        for (int i = 0; i < fn->nparams; i++) {
-            memcpy(r->storage[i], params[i], fn->size[i]);
-            r->params[i] = r->storage[i];
-        }
-        return hipSuccess; /* recorded, not run */
-    }
-    atomic_fetch_add(&launches, 1);
-    fn->run(params, g, b);
+    dbl_run(fn, g, b, S(s), params);
     return hipSuccess;
 }
 
-/* Arguments packed in one buffer (extra, hipSetupArgument): as params. */
-static hipError_t run_packed(const struct fn *fn, const unsigned g[3], const unsigned b[3],
+/* Arguments packed in one buffer (extra, hipSetupArgument). */
+static hipError_t run_packed(const struct dbl_fn *fn, const unsigned g[3], const unsigned b[3],
                              hipStream_t s, char *buf)
 {
-    void *params[8];
-    for (int i = 0; fn && i < fn->nparams; i++)
-        params[i] = buf + fn->offset[i];
-    return run(fn, g, b, s, params);
+    if (!fn)
+        return hipErrorInvalidDeviceFunction;
+    dbl_run_packed(fn, g, b, S(s), buf);
+    return hipSuccess;
 }
 
 static hipError_t run_module(hipFunction_t f, const unsigned g[3], const unsigned b[3], hipStream_t s,
                              void **params, void **extra)
 {
     if (params)
-        return run((const struct fn *)f, g, b, s, params);
+        return run((const struct dbl_fn *)f, g, b, s, params);
     if (extra && extra[0] == HIP_LAUNCH_PARAM_BUFFER_POINTER)
-        return run_packed((const struct fn *)f, g, b, s, (char *)extra[1]);
+        return run_packed((const struct dbl_fn *)f, g, b, s, (char *)extra[1]);
     return hipErrorInvalidValue;
 }
 
@@ -350,10 +286,7 @@ API fake_launch_exc(const struct launch_config *c, const void *f, void **args)
 API hipGraphLaunch(hipGraphExec_t e, hipStream_t s)
 {
     (void)s;
-    struct graph *g = (struct graph *)e;
-    atomic_fetch_add(&launches, 1);
-    for (int i = 0; i < g->n; i++)
-        g->recs[i].f->run(g->recs[i].params, g->recs[i].grid, g->recs[i].block);
+    dbl_graph_launch((struct dbl_graph *)e);
     return hipSuccess;
 }
 API hipGraphLaunch_spt(hipGraphExec_t e, hipStream_t s) { return hipGraphLaunch(e, s ? s : hipStreamPerThread); }
@@ -392,7 +325,7 @@ API hipLaunchByPtr(const void *host)
     if (!nconfigs)
         return hipErrorMissingConfiguration;
     nconfigs--;
-    const struct fn *f = by_host(host);
+    const struct dbl_fn *f = by_host(host);
     size_t size = sizeof configs[nconfigs].args;
     void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, configs[nconfigs].args,
                      HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END};
@@ -403,47 +336,27 @@ API hipLaunchByPtr(const void *host)
 
 /* --------------------------------------------------------------- events */
 
-struct event {
-    int device;
-    uint64_t t;
-};
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 API hipEventCreateWithFlags(hipEvent_t *e, unsigned flags)
 {
     (void)flags;
-    struct event *ev = calloc(1, sizeof *ev);
-    ev->device = current;
-    *e = (hipEvent_t)ev;
-    return hipSuccess;
+    *e = (hipEvent_t)dbl_event_new(current);
+    return *e ? hipSuccess : hipErrorOutOfMemory;
 }
 API hipEventCreate(hipEvent_t *e) { return hipEventCreateWithFlags(e, 0); }
 API hipEventDestroy(hipEvent_t e) { free(e); return hipSuccess; }
 API hipEventRecord(hipEvent_t e, hipStream_t s)
 {
-    struct event *ev = (struct event *)e;
-    if (S(s)->capturing)
-        return hipErrorStreamCaptureUnsupported; /* fikit must never do this */
-    if (ev->device != S(s)->device)
-        return hipErrorInvalidHandle; /* an event of another device, as in ROCm */
-    ev->t = now_ns();
-    return hipSuccess;
+    int r = dbl_event_record((struct dbl_event *)e, S(s));
+    return r == DBL_CAPTURING ? hipErrorStreamCaptureUnsupported /* fikit must never do this */
+           : r ? hipErrorInvalidHandle                           /* an event of another device, as in ROCm */
+               : hipSuccess;
 }
-API hipEventQuery(hipEvent_t e) { return ((struct event *)e)->t ? hipSuccess : hipErrorNotReady; }
+API hipEventQuery(hipEvent_t e) { return ((struct dbl_event *)e)->t ? hipSuccess : hipErrorNotReady; }
 API hipEventSynchronize(hipEvent_t e) { (void)e; return hipSuccess; }
 API hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
 {
-    const struct event *x = (const struct event *)a, *y = (const struct event *)b;
-    if (x->device != y->device || !x->t || !y->t)
-        return hipErrorInvalidHandle;
-    *ms = (float)((double)((int64_t)y->t - (int64_t)x->t) / 1e6);
-    return hipSuccess;
+    return dbl_event_elapsed((const struct dbl_event *)a, (const struct dbl_event *)b, ms) ? hipErrorInvalidHandle
+                                                                                           : hipSuccess;
 }
 
 /* ---------------------------------------------------- hipGetProcAddress */

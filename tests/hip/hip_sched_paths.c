@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/double/spin.h"
+
 /* Entry points newer than some ROCm headers, declared here as the double
  * defines them. */
 hipError_t hipLaunchKernel_spt(const void *, dim3, dim3, void **, size_t, hipStream_t);
@@ -158,6 +160,17 @@ static void *worker(void *arg)
     return NULL;
 }
 
+struct spin_args {
+    void **params;
+    dim3 g, b;
+};
+
+static void spin_launch(void *arg)
+{
+    struct spin_args *a = arg;
+    CK(hipLaunchKernel(scale_fn, a->g, a->b, a->params, 0, NULL));
+}
+
 static int spin(double seconds)
 {
     float x[N];
@@ -166,19 +179,8 @@ static int spin(double seconds)
     float *d;
     CK(hipMalloc((void **)&d, sizeof x));
     void *params[] = {&d, &k, &n};
-    dim3 g = {N / 64, 1, 1}, b = {64, 1, 1};
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    long count = 0;
-    do {
-        CK(hipLaunchKernel(scale_fn, g, b, params, 0, NULL));
-        count++;
-        struct timespec pause = {0, 200000};
-        nanosleep(&pause, NULL);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
-    printf("launches %ld\n", count);
-    return 0;
+    struct spin_args a = {params, {N / 64, 1, 1}, {64, 1, 1}};
+    return dbl_spin(seconds, spin_launch, &a);
 }
 
 int main(int argc, char **argv)

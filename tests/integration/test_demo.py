@@ -14,10 +14,13 @@ from harness import BUILD, SOURCE, check, check_no_unfit_start_mid_burst, fail
 # CUDA programs need a GPU (the driver double has no CUDA runtime), so
 # where none answers this checks their source; with one, run-demo below
 # picks the CUDA backend and runs them.
+# Both batch programs say it through demo_batch_ready (demo/demo.h).
+text = open(os.path.join(SOURCE, "demo", "demo.h")).read()
+check('fputs("ready\\n", stderr)' in text and "if (o->progress)" in text,
+      "demo/demo.h: demo_batch_ready writes ready with --progress, as run-demo waits for")
 for src in ("batch.c", os.path.join("cuda", "batch.cu")):
     text = open(os.path.join(SOURCE, "demo", src)).read()
-    check('fputs("ready\\n", stderr)' in text and "if (progress)" in text,
-          f"demo/{src} writes ready with --progress, as run-demo waits for")
+    check("demo_batch_ready(&o);" in text, f"demo/{src} says it is ready (demo_batch_ready)")
 
 out = tempfile.mkdtemp(prefix="fikit-demo-test-")
 try:

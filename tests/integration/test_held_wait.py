@@ -22,7 +22,12 @@ from harness import BATCH, SERVICE, Fikit, check, result, status_column
 SVC = [SERVICE, "--json", "-n", "300", "-r", "0", "-k", "6", "-g", "500", "-w", "100"]
 LP = [BATCH, "--json", "-c", "3", "-w", "400"]
 
-with Fikit(extra="max_wait_ms = 0", daemon="warn_held_after_ms = 500") as fk:
+# idle_after_us = 1 s: the service's gaps are under 1 ms, but a loaded
+# machine can stall it past the automatic 20 ms, which would let the batch
+# kernel go as if the service were idle (seen beside two other checkouts'
+# make check); a configured threshold also has no pauses.
+IDLE = "idle_after_us = 1000000"
+with Fikit(extra=f"max_wait_ms = 0\n{IDLE}", daemon="warn_held_after_ms = 500") as fk:
     cfg = fk.tool("config", "-c", fk.config).stdout
     check("warn_held_after_ms 500" in cfg, "fikit config shows warn_held_after_ms")
     fk.start()
@@ -80,7 +85,7 @@ with Fikit(extra="max_wait_ms = 0", daemon="warn_held_after_ms = 500") as fk:
     # Bounded: the same pair with max_wait_ms = 800. The batch job's launches
     # go at the service's next gap once held 800 ms, while it still runs.
     fk.stop()
-    fk.write_config("fill", "max_wait_ms = 800", daemon="warn_held_after_ms = 500")
+    fk.write_config("fill", f"max_wait_ms = 800\n{IDLE}", daemon="warn_held_after_ms = 500")
     fk.start()
     svc = fk.popen("serve", SVC)
     time.sleep(0.3)

@@ -9,7 +9,7 @@ program's current device as it was; as a low-priority task behind a busy
 high-priority one, its launches are held and then granted."""
 import os
 import re
-from harness import BUILD, Fikit, check, check_traced_launches, fail, trace_events_lost
+from harness import BUILD, Fikit, check, check_held_paths, check_traced_launches, run_paths
 
 prog = os.path.join(BUILD, "tests", "hip", "hip_sched_paths")
 
@@ -19,17 +19,8 @@ with Fikit(extra="pauses = off", tasks=(("paths", 0), ("low", 9), ("spin", 0))) 
     open(fk.config, "w").write(text)
     fk.start("--trace")
 
-    count = os.path.join(fk.dir, "count")
-    fk.env["FAKEHIP_COUNT"] = count
-    r = fk.run("paths", [prog], measure=True)
-    print(r.stdout)
-    if r.returncode != 0:
-        fail(f"hip_sched_paths failed under fikit: {r.stderr}")
-    check(re.search(r"^0 failures$", r.stdout, re.M), "every path computed the right result under fikit")
+    r, want = run_paths(fk, prog, "FAKEHIP_COUNT", "runtime")
     check("warning" not in r.stderr, f"fikit had nothing to warn about: {r.stderr.strip()!r}")
-    want = int(re.search(r"^launches (\d+)", r.stdout, re.M).group(1))
-    got = int(open(count).read())
-    check(got == want, f"all {want} launches reached the runtime, none lost or repeated ({got})")
 
     trace = fk.trace()
     launches = [e for e in trace["traceEvents"] if e.get("cat") == "launch"]
@@ -51,31 +42,4 @@ with Fikit(extra="pauses = off", tasks=(("paths", 0), ("low", 9), ("spin", 0))) 
           "launches were timed on both devices (events made on the stream's device)")
 
     # Held behind a busy priority-0 task, then granted: nothing lost.
-    fk.tool("trace", "start", "-c", fk.config)
-    fk.env["FAKEHIP_COUNT"] = os.path.join(fk.dir, "count-spin")
-    # The spin runs until the low task has been held (Fikit.run_held). Not
-    # until a count of holds: how soon a held launch is granted behind the
-    # unmeasured spin varies; under ThreadSanitizer one of hip_paths' waited
-    # for the spin to end.
-    spin = fk.popen("spin", [prog, "--spin", "300"])
-    fk.env["FAKEHIP_COUNT"] = count
-    _, r = fk.run_held(spin, "spin", "low", [prog])
-    if r.returncode != 0:
-        print(f"held run: exit {r.returncode}\n{r.stdout}\n{r.stderr}")
-    check(r.returncode == 0 and re.search(r"^0 failures$", r.stdout, re.M),
-          "correct results as a held low-priority task")
-    got = int(open(count).read())
-    check(got == want, f"all {want} launches of the held task reached the runtime ({got})")
-    ev = fk.trace()["traceEvents"]
-    # A task is one thread per device in the trace (pid: the device).
-    low = {(e["pid"], e["tid"]) for e in ev
-           if e.get("name") == "thread_name" and e["args"]["name"].split(" ")[0] == "low"}
-    holds = [e for e in ev if e.get("name") == "hold" and (e.get("pid"), e.get("tid")) in low]
-    grants = [e for e in ev if e.get("cat") == "grant" and (e.get("pid"), e.get("tid")) in low]
-    # Every held launch was granted: the program finished with all its launches
-    # run. A hold is the client's event, from its ring, and may be lost (only
-    # as fikit status counts); a grant is fikitd's own.
-    lost = trace_events_lost(fk.status())
-    check(len(holds) > 0 and len(holds) <= len(grants) <= len(holds) + lost,
-          f"the low-priority task's launches were held ({len(holds)} in the trace) and granted "
-          f"({len(grants)})")
+    check_held_paths(fk, prog, "FAKEHIP_COUNT", "runtime", want)

@@ -11,7 +11,9 @@ and writes what only fikitd, or only another task, should write.
 - A lower task's own slot: its publication lock left taken, its busy time 50
   minutes ahead, every waiter taken. The task finishes, correct, after one
   line on stderr. Before, it spun in publish for good (or slept in pace, or
-  looped for a waiter)."""
+  looped for a waiter).
+- The header's magic, while a program registers: it is told the segment
+  cannot be used, and runs unscheduled. Before, without a word."""
 import json
 import mmap
 import os
@@ -66,19 +68,25 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
     check("device 0: " in st, "the service's device appears in fikit status")
     key = st.split("device 0: ")[1].split("\n")[0].encode()
 
-    # 1. The header and a slot's owner, written once: put back by fikitd.
+    # 1. The header and a slot's owner, written over and over for 2 s: put
+    # back by fikitd, and the service keeps its registration (daemon_state =
+    # STOPPED made it drop it, as if fikitd had gone: unscheduled, and its
+    # slot freed).
     def scribble_header(path, key, svc_pid):
         s, seg = join_segment(path, key)
         base = slot_of(seg, svc_pid)
         if base is None:
             raise SystemExit("the service's slot was not found")
-        struct.pack_into("<I", seg, L["hdr.daemon_state"], L["stopped"])
-        struct.pack_into("<I", seg, L["hdr.policy"], L["passthrough"])
-        struct.pack_into("<I", seg, L["hdr.level_mask"], 0)
-        struct.pack_into("<I", seg, L["hdr.trace_on"], 1)
-        struct.pack_into("<Q", seg, L["hdr.spin_ns"], L["spin_always"])
-        struct.pack_into("<Q", seg, L["hdr.magic"], 0)
-        struct.pack_into("<i", seg, base + L["slot.level"], 9)
+        end = time.time() + 2
+        while time.time() < end:
+            struct.pack_into("<I", seg, L["hdr.daemon_state"], L["stopped"])
+            struct.pack_into("<I", seg, L["hdr.policy"], L["passthrough"])
+            struct.pack_into("<I", seg, L["hdr.level_mask"], 0)
+            struct.pack_into("<I", seg, L["hdr.trace_on"], 1)
+            struct.pack_into("<Q", seg, L["hdr.spin_ns"], L["spin_always"])
+            struct.pack_into("<Q", seg, L["hdr.magic"], 0)
+            struct.pack_into("<i", seg, base + L["slot.level"], 9)
+            time.sleep(0.002)
         deadline = time.time() + 10
         while time.time() < deadline:
             back = (u32(seg, L["hdr.daemon_state"]) == L["running"] and u32(seg, L["hdr.policy"]) != L["passthrough"]
@@ -92,8 +100,10 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
     t0 = time.time()
     rc = wait_child(attacker(scribble_header, fk.socket, key, svc.pid))
     check(rc == 0, f"daemon_state, policy, level_mask, trace_on, spin_ns, magic and the service's level, "
-                   f"written by another program, were put back by fikitd (exit {rc}, in {time.time() - t0:.2f} s)")
+                   f"written by another program for 2 s, were put back by fikitd, the service in its slot "
+                   f"(exit {rc}, {time.time() - t0:.2f} s in all)")
     check("another program wrote it; put back" in open(fk.log).read(), "fikitd's log says what it put back")
+    check(f"(pid {svc.pid}) gone" not in open(fk.log).read(), "the service kept its registration")
 
     # 2. A lower task's own slot, written over and over: it finishes anyway.
     victim = fk.popen("batch", [BATCH, "--json", "-c", "300", "-w", "100"])
@@ -129,6 +139,29 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
           f"the batch job finished its 300 kernels correctly: {err.strip()[-300:]}")
     check(len(told) == 1 and "another program wrote the segment" in told[0],
           f"it said so once on stderr: {told}")
+    # 3. The header's magic written over and over while a program registers:
+    # the segment it is given is unusable, and it says so (it ran
+    # unscheduled without a word). fikitd puts the magic back every 10 ms,
+    # so the program may come in between: it runs again, 3 times at most.
+    def scribble_magic(path, key, seconds):
+        s, seg = join_segment(path, key)
+        end = time.time() + seconds
+        while time.time() < end:
+            for _ in range(1000):
+                struct.pack_into("<Q", seg, L["hdr.magic"], 0)
+        raise SystemExit(0)
+    told = []
+    for attempt in range(3):
+        writer = attacker(scribble_magic, fk.socket, key, 5.0)
+        time.sleep(0.5)
+        late = fk.run("batch", [BATCH, "--json", "-c", "5", "-w", "100"])
+        check(wait_child(writer) == 0, "the other program wrote the header's magic for 5 s")
+        told = [l for l in late.stderr.splitlines() if "shared segment fikitd gave task batch" in l]
+        check(late.returncode == 0 and result(late.stdout)["wrong"] == 0, "a program registering meanwhile ran correctly")
+        if told:
+            break
+    check(len(told) == 1 and "runs unscheduled there" in told[0],
+          f"it said once that the segment it was given cannot be used: {told}")
     svc.terminate()
     out, _ = svc.communicate(timeout=60)
     check(svc.returncode in (0, -15), "the service ran on")

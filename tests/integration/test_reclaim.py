@@ -84,7 +84,10 @@ with Fikit(extra="idle_after_us = 2000000\nsafety_margin_us = 5000\nmax_wait_ms 
     last = ga[-1]
     a_grant = last["ts"] + last["dur"]
     a_end = a_grant + last["args"]["predicted_us"]
-    check(last["args"]["reason"] == "fit", "batch-a's grant was a gap fill")
+    # Into the gap by its fit, or (on a loaded machine, after waiting
+    # starve_after_us) at the gap's median: a reservation of the gap either way.
+    check(last["args"]["reason"] in ("fit", "starved"),
+          f"batch-a's grant was into the gap ({last['args']['reason']})")
     b_after = [g for g in gb if g["ts"] + g["dur"] >= killed_at]
     check(len(b_after) >= 1, "batch-b was granted (or filled the gap by itself) after the kill")
     b_grant = b_after[0]["ts"] + b_after[0]["dur"]

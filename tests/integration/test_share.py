@@ -98,10 +98,20 @@ with Fikit() as fk:
     # With beside_max_slowdown: on this CPU device the job's kernels beside
     # the service take cores from it, its sampled kernels run slower than in
     # its profile (measured alone above), and the job falls back to its gaps.
-    configure(fk, guard=1.05)
-    err, ev, seen, _ = beside_service(fk, LP)
-    waits = sum(e.get("cat") in ("hold", "pace") for e in ev)
-    launches = sum(e.get("cat") == "launch" for e in ev)
+    # The two runs are compared: where the machine's load changed between
+    # them (beside two busy loops: 317 launches with the guard against 156
+    # without), the run without the guard and the one with it go again, each
+    # pair back to back, 3 times at most.
+    for attempt in range(3):
+        configure(fk, guard=1.05)
+        err, ev, seen, _ = beside_service(fk, LP)
+        waits = sum(e.get("cat") in ("hold", "pace") for e in ev)
+        launches = sum(e.get("cat") == "launch" for e in ev)
+        if waits > 0 and launches < beside_launches or attempt == 2:
+            break
+        configure(fk)
+        _, ev0, _, _ = beside_service(fk, LP)
+        beside_launches = sum(e.get("cat") == "launch" for e in ev0)
     check("share = beside" not in err, "the cap is in force: no warning")
     guard_waits = [e for e in ev if e.get("cat") == "pace" and e["args"].get("guard")]
     check(guard_waits and all(e["name"] == "beside guard" and e["args"]["queued_us"] == 0 for e in guard_waits),

@@ -1,4 +1,5 @@
 """Unmodified OpenCL programs from Debian compute the same under fikit."""
+import os
 import shutil
 import subprocess
 from harness import Fikit, check
@@ -10,8 +11,11 @@ with Fikit() as fk:
     check(ref.returncode == 0 and r.returncode == 0 and r.stdout == ref.stdout,
           "clinfo prints the same under fikit-launch")
     if shutil.which("hashcat"):
-        # md5("1234"), found by brute force over four digits.
+        # md5("1234"), found by brute force over four digits. A session of its
+        # own: hashcat refuses to start while another run of the default
+        # session is alive (another checkout's make check on the machine).
         args = ["hashcat", "-m", "0", "-a", "3", "--potfile-disable", "--quiet", "-D", "1",
+                f"--session=fikit-test-{os.getpid()}",
                 "81dc9bdb52d04dc20036dbd8313ed055", "?d?d?d?d"]
         ref = subprocess.run(args, stdout=subprocess.PIPE, text=True, env=fk.env, cwd=fk.dir)
         r = fk.run("serve", args, measure=True, cwd=fk.dir)

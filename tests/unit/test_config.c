@@ -697,3 +697,31 @@ Test(config, table_rows_are_well_formed)
         }
     }
 }
+
+/* What the table's rows keep besides bounds: another spelling of an enum
+ * value, words for special values, and the "accepted" of a path key. */
+Test(config, table_words_and_spellings)
+{
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    cr_assert_eq(fikit_config_load_file(write_ini("[fikit]\nlog_level = warning\n[scheduler]\n"
+                                                  "spin_us = always\nsubstrate_cost_us = auto\n"
+                                                  "idle_after_us = 7\n[daemon]\nmetrics_file = /tmp/m.prom\n"),
+                                        &c, &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(c.log_level, FIKIT_LOG_WARN, "warning is warn");
+    cr_assert_eq(c.spin_ns, FIKIT_SPIN_ALWAYS);
+    cr_assert_eq(c.substrate_cost_ns, -1);
+    cr_assert_eq(c.idle_after_ns, 7000);
+    cr_assert_str_eq(c.metrics_file, "/tmp/m.prom");
+    cr_assert_eq(fikit_config_load_file(write_ini("[daemon]\nmetrics_file = off\n"), &c, &err), 0);
+    cr_assert_str_empty(c.metrics_file);
+    expect_error("[daemon]\nmetrics_file = m.prom\n",
+                 "2: [daemon] metrics_file = m.prom: not an absolute path (accepted: off or an absolute path)");
+    expect_error("[daemon]\nsocket_group = \n",
+                 "2: [daemon] socket_group = : not a group name (accepted: auto or a group name)");
+    expect_error("[scheduler]\nidle_after_us = 0\n",
+                 "2: [scheduler] idle_after_us = 0: not auto or a whole number in range (accepted: auto or an "
+                 "integer from 1 to 60000000)");
+}

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -141,8 +142,23 @@ static struct tally run(const char *what, int stall_ms)
             exit(1);
         }
     if (stall_ms > 0) {
+        /* At least stall_ms, and until a writer gave up waiting (an entry
+         * holds an event of the ring's second lap while nothing was read),
+         * 30 s at most: on a loaded machine the bounded wait's sleeps last
+         * longer than they ask, and 300 ms once ended before any writer
+         * gave up (beside two busy loops). */
         struct timespec ts = {stall_ms / 1000, (long)(stall_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
+        for (int waited_ms = 0; waited_ms < 30000; waited_ms++) {
+            bool gave_up = false;
+            for (int i = 0; i < FIKIT_SHM_TRACE && !gave_up; i++)
+                gave_up = (__atomic_load_n(&slot->trace[i].seq, __ATOMIC_RELAXED) & ~FIKIT_TRACE_BUSY) >
+                          FIKIT_SHM_TRACE;
+            if (gave_up || atomic_load(&writers_left) == 0)
+                break;
+            struct timespec ms = {0, 1000000L};
+            nanosleep(&ms, NULL);
+        }
         atomic_store(&reader_stalled, 0);
     }
     for (int w = 0; w < WRITERS; w++)

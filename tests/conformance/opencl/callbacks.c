@@ -65,14 +65,9 @@ int main(int argc, char **argv)
 {
     struct conf c;
     conf_open(argc, argv, &c);
-    cl_program p = conf_build(&c, CONF_SRC_STEPS);
-    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice");
+    CONF_STEPS(&c, p, add1, twice);
     int init[N], want[N];
-    for (int i = 0; i < N; i++)
-        init[i] = want[i] = i;
-    cl_mem buf = conf_buffer(c.ctx, sizeof init, init);
-    conf_arg_mem(add1, 0, buf);
-    conf_arg_mem(twice, 0, buf);
+    cl_mem buf = conf_steps_buffer(c.ctx, add1, twice, init, want, N, 0);
     cl_int err;
 
     /* 1. The first launch. */

@@ -306,4 +306,72 @@ static inline bool conf_read_check(cl_command_queue q, cl_mem buf, const int *wa
     return ok;
 }
 
+/* The steps kernels' buffer on ctx: n ints, init[i] = i % mod (mod 0: i),
+ * also into want where it is not NULL, set as add1's and twice's argument. */
+static inline cl_mem conf_steps_buffer(cl_context ctx, cl_kernel add1, cl_kernel twice, int *init, int *want,
+                                       int n, int mod)
+{
+    for (int i = 0; i < n; i++) {
+        init[i] = mod ? i % mod : i;
+        if (want)
+            want[i] = init[i];
+    }
+    cl_mem buf = conf_buffer(ctx, (size_t)n * sizeof *init, init);
+    conf_arg_mem(add1, 0, buf);
+    conf_arg_mem(twice, 0, buf);
+    return buf;
+}
+
+/* Two devices in one context, a queue on each, one program built for both:
+ * rounds kernels alternate between the devices, each waiting for the one
+ * before through its wait list, and the result shows they ran in that
+ * order. what names the pair in the messages ("two devices"). */
+static inline void conf_alternate(const cl_device_id two[2], int rounds, const char *what)
+{
+    enum { N = 256 };
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 2, two, NULL, NULL, &err);
+    CLERR(err);
+    cl_command_queue q[2];
+    for (int d = 0; d < 2; d++) {
+        q[d] = clCreateCommandQueue(ctx, two[d], 0, &err);
+        CLERR(err);
+    }
+    cl_program p = conf_build_for(ctx, 2, two, CONF_SRC_STEPS);
+    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice");
+    int init[N], want[N];
+    cl_mem buf = conf_steps_buffer(ctx, add1, twice, init, want, N, 13);
+    cl_event prev = NULL;
+    for (int r = 0; r < rounds; r++) {
+        cl_event ev;
+        bool add = r % 3 != 1;
+        conf_ndrange1(q[r % 2], add ? add1 : twice, add ? "add1" : "twice", N, prev ? 1 : 0, prev ? &prev : NULL, &ev);
+        CL(clFlush(q[r % 2]));
+        if (prev)
+            CL(clReleaseEvent(prev));
+        prev = ev;
+        for (int i = 0; i < N; i++)
+            want[i] = add ? want[i] + 1 : want[i] * 2;
+    }
+    CL(clWaitForEvents(1, &prev));
+    CL(clReleaseEvent(prev));
+    CHECK(conf_read_check(q[0], buf, want, N, what),
+          "%d kernels alternating between %s ran in the order of their wait lists", rounds, what);
+    conf_release("mkkpqqc", buf, add1, twice, p, q[0], q[1], ctx);
+}
+
+/* An event's execution status: CL_QUEUED ... CL_COMPLETE, or an error. */
+static inline cl_int conf_status(cl_event e)
+{
+    cl_int st;
+    CL(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    return st;
+}
+
+/* The program of CONF_SRC_STEPS on c's device, p, and its kernels add1 and
+ * twice, declared in the case. */
+#define CONF_STEPS(c, p, add1, twice)                                                              \
+    cl_program p = conf_build((c), CONF_SRC_STEPS);                                               \
+    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice")
+
 #endif

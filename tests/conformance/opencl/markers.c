@@ -6,13 +6,6 @@
 
 enum { N = 256 };
 
-static cl_int status_of(cl_event e)
-{
-    cl_int st;
-    CL(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
-    return st;
-}
-
 int main(int argc, char **argv)
 {
     struct conf c;
@@ -51,7 +44,7 @@ int main(int argc, char **argv)
     cl_event last;
     conf_ndrange1(qo, sum, "sum2", N, 0, NULL, &last);
     CL(clWaitForEvents(1, &marker));
-    CHECK(status_of(e[0]) == CL_COMPLETE && status_of(e[1]) == CL_COMPLETE,
+    CHECK(conf_status(e[0]) == CL_COMPLETE && conf_status(e[1]) == CL_COMPLETE,
           "a marker with a wait list completes only after both kernels");
     cl_command_type t;
     CL(clGetEventInfo(marker, CL_EVENT_COMMAND_TYPE, sizeof t, &t, NULL));
@@ -72,7 +65,7 @@ int main(int argc, char **argv)
         conf_ndrange1(c.queue, r == 1 ? tx : ax, r == 1 ? "twice" : "add1", N, 0, NULL, &ks[r]);
     CL(clEnqueueMarkerWithWaitList(c.queue, 0, NULL, &m2));
     CL(clWaitForEvents(1, &m2));
-    CHECK(status_of(ks[0]) == CL_COMPLETE && status_of(ks[1]) == CL_COMPLETE && status_of(ks[2]) == CL_COMPLETE,
+    CHECK(conf_status(ks[0]) == CL_COMPLETE && conf_status(ks[1]) == CL_COMPLETE && conf_status(ks[2]) == CL_COMPLETE,
           "an in-order marker completes after every kernel before it");
     for (int r = 0; r < 3; r++)
         CL(clReleaseEvent(ks[r]));

@@ -10,17 +10,12 @@ int main(int argc, char **argv)
 {
     struct conf c;
     conf_open(argc, argv, &c);
-    cl_program p = conf_build(&c, CONF_SRC_STEPS);
-    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice");
+    CONF_STEPS(&c, p, add1, twice);
     static const char ops[] = "aatatttaatatatta";
     int want[N], init[N];
-    for (int i = 0; i < N; i++)
-        init[i] = want[i] = i % 7;
 
     /* In order: a fixed, order-sensitive sequence without events. */
-    cl_mem buf = conf_buffer(c.ctx, sizeof init, init);
-    conf_arg_mem(add1, 0, buf);
-    conf_arg_mem(twice, 0, buf);
+    cl_mem buf = conf_steps_buffer(c.ctx, add1, twice, init, want, N, 7);
     for (int s = 0; s < STEPS; s++) {
         char op = ops[s % (sizeof ops - 1)];
         conf_ndrange1(c.queue, op == 'a' ? add1 : twice, op == 'a' ? "add1" : "twice", N, 0, NULL, NULL);

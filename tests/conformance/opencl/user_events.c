@@ -16,25 +16,13 @@ static void *set_later(void *arg)
     return NULL;
 }
 
-static cl_int status_of(cl_event e)
-{
-    cl_int st;
-    CL(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
-    return st;
-}
-
 int main(int argc, char **argv)
 {
     struct conf c;
     conf_open(argc, argv, &c);
-    cl_program p = conf_build(&c, CONF_SRC_STEPS);
-    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice");
+    CONF_STEPS(&c, p, add1, twice);
     int init[N], want[N];
-    for (int i = 0; i < N; i++)
-        init[i] = i;
-    cl_mem buf = conf_buffer(c.ctx, sizeof init, init);
-    conf_arg_mem(add1, 0, buf);
-    conf_arg_mem(twice, 0, buf);
+    cl_mem buf = conf_steps_buffer(c.ctx, add1, twice, init, NULL, N, 0);
     cl_int err;
 
     /* 1. The first launch, gated. */
@@ -44,11 +32,11 @@ int main(int argc, char **argv)
     conf_ndrange1(c.queue, add1, "add1", N, 1, &gate, &k1);
     conf_ndrange1(c.queue, twice, "twice", N, 0, NULL, &k2);
     CL(clFlush(c.queue));
-    CHECK(status_of(k1) > CL_RUNNING, "the gated kernel has not started before its user event");
-    CHECK(status_of(k2) > CL_RUNNING, "the kernel after it in order has not started either");
+    CHECK(conf_status(k1) > CL_RUNNING, "the gated kernel has not started before its user event");
+    CHECK(conf_status(k2) > CL_RUNNING, "the kernel after it in order has not started either");
     CL(clSetUserEventStatus(gate, CL_COMPLETE));
     CL(clWaitForEvents(1, &k2));
-    CHECK(status_of(k1) == CL_COMPLETE && status_of(k2) == CL_COMPLETE, "both ran once the user event was set");
+    CHECK(conf_status(k1) == CL_COMPLETE && conf_status(k2) == CL_COMPLETE, "both ran once the user event was set");
     for (int i = 0; i < N; i++)
         want[i] = (init[i] + 1) * 2;
     CHECK(conf_read_check(c.queue, buf, want, N, "gated"), "in order: add1 then twice");
@@ -82,7 +70,7 @@ int main(int argc, char **argv)
     conf_ndrange1(qb, add_other, "add1", N, 1, &gate3, &kb);
     CL(clFlush(c.queue));
     CL(clFlush(qb));
-    CHECK(status_of(ka) > CL_RUNNING && status_of(kb) > CL_RUNNING, "kernels on two queues wait for one user event");
+    CHECK(conf_status(ka) > CL_RUNNING && conf_status(kb) > CL_RUNNING, "kernels on two queues wait for one user event");
     CL(clSetUserEventStatus(gate3, CL_COMPLETE));
     cl_event both[2] = {ka, kb};
     CL(clWaitForEvents(2, both));

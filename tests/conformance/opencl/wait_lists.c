@@ -14,14 +14,10 @@ int main(int argc, char **argv)
     cl_command_queue qb = clCreateCommandQueue(c.ctx, c.device, 0, &err);
     CLERR(err);
     cl_command_queue qs[2] = {c.queue, qb};
-    cl_program p = conf_build(&c, CONF_SRC_STEPS);
-    cl_kernel add1 = conf_kernel(p, "add1"), twice = conf_kernel(p, "twice"), sum2 = conf_kernel(p, "sum2");
+    CONF_STEPS(&c, p, add1, twice);
+    cl_kernel sum2 = conf_kernel(p, "sum2");
     int want[N], init[N];
-    for (int i = 0; i < N; i++)
-        init[i] = want[i] = i % 11;
-    cl_mem buf = conf_buffer(c.ctx, sizeof init, init);
-    conf_arg_mem(add1, 0, buf);
-    conf_arg_mem(twice, 0, buf);
+    cl_mem buf = conf_steps_buffer(c.ctx, add1, twice, init, want, N, 11);
     static const char ops[] = "atatta";
     cl_event prev = NULL;
     for (int s = 0; s < STEPS; s++) {
