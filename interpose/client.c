@@ -329,6 +329,7 @@ struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *
     if (!d->pred || fikit_measure_init(&d->store) ||
         ops->device_identity(l, d->key, sizeof d->key, d->model, sizeof d->model)) {
         fikit_predictor_free(d->pred);
+        fikit_measure_destroy(&d->store); /* safe on a store never initialised (zeroed) */
         free(d);
         d = NULL;
         goto out;

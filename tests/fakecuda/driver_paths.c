@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/double/program.h"
+
 /* The per-thread variants are declared by cuda.h only for per-thread builds;
  * this program calls both kinds, so it declares them itself. */
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -24,14 +26,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, 
                                                 unsigned, unsigned, unsigned, CUstream, void **);
 
 #define N 256
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CK(call) DBL_CHECK(CUresult, CUDA_SUCCESS, call)
 
 static CUfunction add, scale;
 static CUcontext ctx;
@@ -124,6 +119,11 @@ static void *burst(void *arg)
     return NULL;
 }
 
+static void spin_launch(void *params)
+{
+    CK(cuLaunchKernel(scale, N / 64, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
+}
+
 /* --spin SECONDS: keep launching (a high-priority task for others to yield to). */
 static int spin(double seconds)
 {
@@ -133,18 +133,7 @@ static int spin(double seconds)
     CUdeviceptr d;
     CK(cuMemAlloc(&d, sizeof x));
     void *params[] = {&d, &k, &n};
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    long count = 0;
-    do {
-        CK(cuLaunchKernel(scale, N / 64, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
-        count++;
-        struct timespec pause = {0, 200000};
-        nanosleep(&pause, NULL);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
-    printf("launches %ld\n", count);
-    return 0;
+    return dbl_spin(seconds, spin_launch, params);
 }
 
 int main(int argc, char **argv)

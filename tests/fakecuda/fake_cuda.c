@@ -7,20 +7,20 @@
  * v2 with stream flags, dlsym on this library), parameter passing, kernel
  * naming, stream capture and graph launches, and a node of several devices
  * as CUDA_VISIBLE_DEVICES shows them (below). It counts the launches that
- * reached it (FAKECUDA_COUNT) so tests can check nothing was lost. */
+ * reached it (FAKECUDA_COUNT) so tests can check nothing was lost. It is a
+ * shim over the driver double of tests/double/ (kernels, streams, capture,
+ * graphs, events, the count), as the HIP double is. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
 
-#include "tests/host_kernels.h"
+#include "tests/double/double.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #define API __attribute__((visibility("default"))) CUresult CUDAAPI
 
@@ -28,36 +28,18 @@
 
 /* k_vec_add, k_scale: tests/host_kernels.h */
 
-struct fn {
-    const char *name;
-    host_kernel run;
-    int nparams;      /* kernelParams is not terminated: the signature says how many */
-    size_t size[8];   /* and how big each is */
-};
 
 /* The last two scale like _Z5scalePffi: one named as NCCL names its
  * collectives, and one that only tests/fakecuda/fake_nccl.c (a libnccl.so.2)
  * launches, so fikit can know it only by who launched it. */
-static const struct fn functions[] = {{"vec_add", k_vec_add, 4, {8, 8, 8, 4}},
-                                      {"_Z5scalePffi", k_scale, 3, {8, 4, 4}},
-                                      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", k_scale, 3, {8, 4, 4}},
-                                      {"_Z9reduce_inPffi", k_scale, 3, {8, 4, 4}}};
+static const struct dbl_fn functions[] = {{"vec_add", NULL, k_vec_add, 4, {8, 8, 8, 4}},
+                                      {"_Z5scalePffi", NULL, k_scale, 3, {8, 4, 4}},
+                                      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", NULL, k_scale, 3, {8, 4, 4}},
+                                      {"_Z9reduce_inPffi", NULL, k_scale, 3, {8, 4, 4}}};
 
 /* ------------------------------------------------------------- counting */
 
-static _Atomic long launches;
-
-__attribute__((destructor)) static void report(void)
-{
-    const char *path = getenv("FAKECUDA_COUNT");
-    if (!path)
-        return;
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "%ld\n", atomic_load(&launches));
-        fclose(f);
-    }
-}
+__attribute__((destructor)) static void report(void) { dbl_report("FAKECUDA_COUNT"); }
 
 /* ------------------------------------------------------ device, context */
 
@@ -215,57 +197,38 @@ API cuLibraryUnload(CUlibrary l) { (void)l; return CUDA_SUCCESS; }
 API cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
     (void)m;
-    for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
-        if (strcmp(functions[i].name, name) == 0) {
-            *f = (CUfunction)&functions[i];
-            return CUDA_SUCCESS;
-        }
-    return CUDA_ERROR_NOT_FOUND;
+    *f = (CUfunction)dbl_fn_named(functions, sizeof functions / sizeof functions[0], name);
+    return *f ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
-API cuFuncGetName(const char **name, CUfunction f) { *name = ((const struct fn *)f)->name; return CUDA_SUCCESS; }
-API cuKernelGetName(const char **name, CUkernel k) { *name = ((const struct fn *)k)->name; return CUDA_SUCCESS; }
+API cuFuncGetName(const char **name, CUfunction f) { *name = ((const struct dbl_fn *)f)->name; return CUDA_SUCCESS; }
+API cuKernelGetName(const char **name, CUkernel k) { *name = ((const struct dbl_fn *)k)->name; return CUDA_SUCCESS; }
 
 /* ---------------------------------------------------- streams, capture */
 
-struct rec {
-    const struct fn *f;
-    unsigned grid[3], block[3];
-    void *params[8];
-    char storage[8][16];
-};
 
-struct graph {
-    struct rec recs[64];
-    int n;
-};
+/* The legacy and per-thread streams; a stream has no device here (-1). */
+static struct dbl_stream legacy = {-1, 0, NULL}, per_thread_storage = {-1, 0, NULL};
 
-struct stream {
-    int capturing;
-    struct graph *g;
-};
-
-static struct stream legacy, per_thread_storage;
-
-static struct stream *S(CUstream s)
+static struct dbl_stream *S(CUstream s)
 {
     if (!s)
         return &legacy;
     if (s == (CUstream)0x2)
         return &per_thread_storage;
-    return (struct stream *)s;
+    return (struct dbl_stream *)s;
 }
 
-API cuStreamCreate(CUstream *s, unsigned flags) { (void)flags; *s = calloc(1, sizeof(struct stream)); return CUDA_SUCCESS; }
+API cuStreamCreate(CUstream *s, unsigned flags) { (void)flags; *s = (CUstream)dbl_stream_new(-1); return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
 API cuStreamDestroy_v2(CUstream s) { free(s); return CUDA_SUCCESS; }
 API cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
-API cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) { (void)m; S(s)->capturing = 1; S(s)->g = calloc(1, sizeof(struct graph)); return CUDA_SUCCESS; }
-API cuStreamEndCapture(CUstream s, CUgraph *g) { S(s)->capturing = 0; *g = (CUgraph)S(s)->g; S(s)->g = NULL; return CUDA_SUCCESS; }
+API cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) { (void)m; dbl_capture_begin(S(s)); return CUDA_SUCCESS; }
+API cuStreamEndCapture(CUstream s, CUgraph *g) { *g = (CUgraph)dbl_capture_end(S(s)); return CUDA_SUCCESS; }
 API cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) { *st = S(s)->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE; return CUDA_SUCCESS; }
 API cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *st) { return cuStreamIsCapturing(s ? s : (CUstream)0x2, st); }
 API cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *m) { (void)m; return CUDA_SUCCESS; }
 API cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags) { (void)flags; *e = (CUgraphExec)g; return CUDA_SUCCESS; }
 API cuGraphExecDestroy(CUgraphExec e) { (void)e; return CUDA_SUCCESS; }
-API cuGraphDestroy(CUgraph g) { free(g); return CUDA_SUCCESS; }
+API cuGraphDestroy(CUgraph g) { dbl_graph_free((struct dbl_graph *)g); return CUDA_SUCCESS; }
 
 /* ------------------------------------------------------------- launches */
 
@@ -274,21 +237,7 @@ static CUresult run(CUfunction f, const unsigned g[3], const unsigned b[3], CUst
 {
     if (!current)
         return CUDA_ERROR_INVALID_CONTEXT;
-    const struct fn *fn = (const struct fn *)f;
-    struct stream *st = S(s);
-    if (st->capturing) {
-        struct rec *r = &st->g->recs[st->g->n++];
-        r->f = fn;
-        memcpy(r->grid, g, sizeof r->grid);
-        memcpy(r->block, b, sizeof r->block);
-        for (int i = 0; i < fn->nparams; i++) {
-            memcpy(r->storage[i], params[i], fn->size[i]);
-            r->params[i] = r->storage[i];
-        }
-        return CUDA_SUCCESS; /* recorded, not run */
-    }
-    atomic_fetch_add(&launches, 1);
-    fn->run(params, g, b);
+    dbl_run((const struct dbl_fn *)f, g, b, S(s), params);
     return CUDA_SUCCESS;
 }
 
@@ -329,43 +278,28 @@ API cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsig
 API cuGraphLaunch(CUgraphExec e, CUstream s)
 {
     (void)s;
-    struct graph *g = (struct graph *)e;
-    atomic_fetch_add(&launches, 1);
-    for (int i = 0; i < g->n; i++)
-        g->recs[i].f->run(g->recs[i].params, g->recs[i].grid, g->recs[i].block);
+    dbl_graph_launch((struct dbl_graph *)e);
     return CUDA_SUCCESS;
 }
 API cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) { return cuGraphLaunch(e, s); }
 
 /* --------------------------------------------------------------- events */
 
-struct event {
-    uint64_t t;
-};
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-API cuEventCreate(CUevent *e, unsigned flags) { (void)flags; *e = calloc(1, sizeof(struct event)); return CUDA_SUCCESS; }
+API cuEventCreate(CUevent *e, unsigned flags) { (void)flags; *e = (CUevent)dbl_event_new(-1); return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
 API cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
 API cuEventRecord(CUevent e, CUstream s)
 {
-    if (S(s)->capturing)
+    if (dbl_event_record((struct dbl_event *)e, S(s)))
         return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* fikit must never do this */
-    ((struct event *)e)->t = now_ns();
     return CUDA_SUCCESS;
 }
 API cuEventRecord_ptsz(CUevent e, CUstream s) { return cuEventRecord(e, s ? s : (CUstream)0x2); }
-API cuEventQuery(CUevent e) { return ((struct event *)e)->t ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
+API cuEventQuery(CUevent e) { return ((struct dbl_event *)e)->t ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
 API cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
 API cuEventElapsedTime(float *ms, CUevent a, CUevent b)
 {
-    *ms = (float)((double)((int64_t)((struct event *)b)->t - (int64_t)((struct event *)a)->t) / 1e6);
-    return CUDA_SUCCESS;
+    return dbl_event_elapsed((const struct dbl_event *)a, (const struct dbl_event *)b, ms) ? CUDA_ERROR_INVALID_HANDLE
+                                                                                           : CUDA_SUCCESS;
 }
 
 /* ----------------------------------------------------- cuGetProcAddress */

@@ -24,15 +24,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/double/program.h"
+
 #define N 256
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CK(call) DBL_CHECK(CUresult, CUDA_SUCCESS, call)
 
 CUresult fake_nccl_all_reduce(CUmodule mod, CUdeviceptr x, float s, int n, CUstream stream);
 
@@ -119,6 +114,17 @@ static void *run_job(void *arg)
     return NULL;
 }
 
+struct spin_args {
+    CUfunction f;
+    void **params;
+};
+
+static void spin_launch(void *arg)
+{
+    struct spin_args *a = arg;
+    CK(cuLaunchKernel(a->f, N / 64, 1, 1, 64, 1, 1, 0, NULL, a->params, NULL));
+}
+
 static int spin(int device, double seconds)
 {
     CK(cuCtxSetCurrent(context_of(device)));
@@ -130,18 +136,8 @@ static int spin(int device, double seconds)
     CUdeviceptr d;
     CK(cuMemAlloc(&d, sizeof x));
     void *params[] = {&d, &k, &n};
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    long count = 0;
-    do {
-        CK(cuLaunchKernel(f, N / 64, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
-        count++;
-        struct timespec pause = {0, 200000};
-        nanosleep(&pause, NULL);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
-    printf("launches %ld\n", count);
-    return 0;
+    struct spin_args a = {f, params};
+    return dbl_spin(seconds, spin_launch, &a);
 }
 
 int main(int argc, char **argv)

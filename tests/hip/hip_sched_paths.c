@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tests/double/spin.h"
+#include "tests/double/program.h"
 
 /* Entry points newer than some ROCm headers, declared here as the double
  * defines them. */
@@ -46,14 +46,7 @@ void fakehip_vec_add(void);
 void fakehip_scale(void);
 
 #define N 256
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        hipError_t r_ = (call);                                                                    \
-        if (r_ != hipSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, (int)r_);               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CK(call) DBL_CHECK(hipError_t, hipSuccess, call)
 
 static const void *scale_fn = (const void *)fakehip_scale;
 static _Atomic long launched; /* counted from the worker threads too */

@@ -54,9 +54,16 @@ with Fikit(tasks=(("serve", 0),)) as fk:
     check(s["durations_from_profile"] <= K * (N + 1) // 20,
           f"{K * (N + 1) - s['durations_from_profile']} launches got their own measured duration")
     check(s["kernels_not_in_profile"] == 0, "every kernel's grid and block came from the profile")
-    check(s["kernel_p50_us"] > 0 and abs(s["seq_ms_alone"] - svc["service_ms"]) < 0.01,
+    # The converter adds host time before a request's first launch until a
+    # request alone takes what the service measured; where the traced
+    # requests already take longer (host gaps stretched on a loaded machine:
+    # seen beside other checkouts' make check), it adds nothing and says so.
+    matched = s["pre_us"] > 0 and abs(s["seq_ms_alone"] - svc["service_ms"]) < 0.01
+    longer = s["pre_us"] == 0 and s["seq_ms_alone"] >= svc["service_ms"] and "nothing added" in r.stderr
+    check(s["kernel_p50_us"] > 0 and (matched or longer),
           f"kernel p50 {s['kernel_p50_us']:.1f} us; a request alone {s['seq_ms_alone']:.3f} ms, as the "
-          f"service measured ({svc['service_ms']:.3f} ms)")
+          f"service measured ({svc['service_ms']:.3f} ms)" + ("" if matched else
+          f", or longer as traced with nothing added (pre {s['pre_us']} us)"))
     text = open(wl).read()
     check(all(f"layer{k}" in text for k in range(K)) and "kind service" in text, "kernels named")
     env = dict(os.environ, FIKIT_SIM_WORKLOAD_FILE=wl)

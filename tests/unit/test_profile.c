@@ -228,43 +228,19 @@ static void blank_line_after_long_comment(char *t, size_t *len)
     *len += sizeof ins;
 }
 
-Test(profile, rejects_truncated, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(truncate_half, "truncated");
-}
-Test(profile, rejects_missing_end, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(drop_end_line, "truncated: no end line");
-}
-Test(profile, rejects_changed_content, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(flip_digit, ":");
-}
-Test(profile, rejects_other_version, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(other_version, ":1: profile format version 9; this fikit reads version 1");
-}
-Test(profile, rejects_other_files, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(not_a_profile, ":1: not a fikit profile");
-}
-Test(profile, rejects_bad_field, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(bad_field, "bad kernel record");
-}
-Test(profile, rejects_data_after_end, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(append_garbage, "data after the end line");
-}
-Test(profile, rejects_empty, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(empty, "empty file");
-}
+/* A profile changed by mutate is refused with an error that holds msg. */
+#define REJECTS(test, mutate, msg)                                                                 \
+    Test(profile, test, .init = make_dir, .fini = remove_dir) { expect_rejected(mutate, msg); }
 
-Test(profile, blank_line_after_long_line_is_only_blank, .init = make_dir, .fini = remove_dir)
-{
-    expect_rejected(blank_line_after_long_comment, "checksum mismatch");
-}
+REJECTS(rejects_truncated, truncate_half, "truncated")
+REJECTS(rejects_missing_end, drop_end_line, "truncated: no end line")
+REJECTS(rejects_changed_content, flip_digit, ":")
+REJECTS(rejects_other_version, other_version, ":1: profile format version 9; this fikit reads version 1")
+REJECTS(rejects_other_files, not_a_profile, ":1: not a fikit profile")
+REJECTS(rejects_bad_field, bad_field, "bad kernel record")
+REJECTS(rejects_data_after_end, append_garbage, "data after the end line")
+REJECTS(rejects_empty, empty, "empty file")
+REJECTS(blank_line_after_long_line_is_only_blank, blank_line_after_long_comment, "checksum mismatch")
 
 Test(profile, missing_file_names_it)
 {

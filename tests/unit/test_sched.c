@@ -46,6 +46,15 @@ static void hold(uint32_t task, uint32_t ticket, uint64_t stream, uint64_t dur, 
 
 static size_t decide(uint64_t now) { return fikit_sched_decide(&S, now, G, 64, &wake); }
 
+/* The usual pair: task 1 "serve" at priority 0 and task 2 "batch" at
+ * batch_level, no substrate cost and no margin. */
+static void serve_and_batch(enum fikit_policy policy, int batch_level)
+{
+    setup_with(policy, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, "batch", batch_level);
+}
+
 /* What a launch at level sees of the scheduler's activity test: held while a
  * higher level is active, never under passthrough (fikit_admit's rule, over
  * the scheduler's own state). */
@@ -56,9 +65,7 @@ static bool must_hold(int level, uint64_t now)
 
 Test(sched, best_fit_grants_longest_that_fits_in_one_level)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 5);
+    serve_and_batch(FIKIT_POLICY_FILL, 5);
     launch(1, 0, 50 * US, 300 * US); /* busy until 50 us, then a 300 us gap */
     hold(2, 1, 1, 100 * US, 10 * US);
     hold(2, 2, 2, 250 * US, 10 * US);
@@ -77,9 +84,7 @@ Test(sched, best_fit_grants_longest_that_fits_in_one_level)
 
 Test(sched, repeats_while_room_remains)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 5);
+    serve_and_batch(FIKIT_POLICY_FILL, 5);
     launch(1, 0, 10 * US, 500 * US);
     hold(2, 1, 1, 200 * US, 0);
     hold(2, 2, 2, 200 * US, 0);
@@ -108,9 +113,7 @@ Test(sched, higher_level_fitting_kernel_beats_longer_lower_one)
 
 Test(sched, nothing_granted_mid_burst)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     hold(2, 1, 1, 30 * US, 0);
     /* A burst: kernels back to back with 5 us gaps between them. */
     for (uint64_t t = 0; t < 1000 * US; t += 100 * US) {
@@ -146,9 +149,7 @@ Test(sched, two_top_level_tasks_are_both_protected)
 
 Test(sched, idle_detection_releases_held_kernels)
 {
-    setup_with(FIKIT_POLICY_STRICT, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_STRICT, 9);
     launch(1, 0, 1 * MS, 0);
     cr_assert(must_hold(9, 2 * MS));
     hold(2, 1, 1, 0, 2 * MS); /* not even measured */
@@ -215,9 +216,7 @@ Test(sched, substrate_cost_turns_fit_into_miss)
 
 Test(sched, stream_order_holds_when_later_kernel_fits_better)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     launch(1, 0, 10 * US, 100 * US);
     hold(2, 1, 7, 500 * US, 0); /* head of stream 7: does not fit */
     hold(2, 2, 7, 90 * US, 0);  /* behind it: would fit */
@@ -281,9 +280,7 @@ Test(sched, passed_over_counts_only_kernels_that_fitted)
 
 Test(sched, unmeasured_kernel_waits_until_no_higher_level_is_active)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     launch(1, 0, 10 * US, 5 * MS);
     hold(2, 1, 1, 0, 0);
     cr_assert_eq(decide(10 * US), 0, "a huge gap, but the duration is unknown");
@@ -293,9 +290,7 @@ Test(sched, unmeasured_kernel_waits_until_no_higher_level_is_active)
 
 Test(sched, strict_never_fills_gaps)
 {
-    setup_with(FIKIT_POLICY_STRICT, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_STRICT, 9);
     launch(1, 0, 10 * US, 5 * MS);
     hold(2, 1, 1, 10 * US, 0);
     cr_assert_eq(decide(100 * US), 0);
@@ -304,9 +299,7 @@ Test(sched, strict_never_fills_gaps)
 
 Test(sched, passthrough_grants_everything_and_never_holds)
 {
-    setup_with(FIKIT_POLICY_PASSTHROUGH, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_PASSTHROUGH, 9);
     launch(1, 0, 10 * MS, 0);
     cr_assert_not(must_hold(9, 1 * MS));
     hold(2, 1, 1, 10 * US, 0);
@@ -353,9 +346,7 @@ Test(sched, middle_level_fills_before_it_runs_freely)
 
 Test(sched, removed_task_drops_its_requests_and_protection)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     fikit_sched_add_task(&S, 3, 300, "batch2", 9);
     launch(1, 0, 10 * MS, 0);
     hold(2, 1, 1, 10 * US, 0);
@@ -370,9 +361,7 @@ Test(sched, removed_task_drops_its_requests_and_protection)
 
 Test(sched, reservation_carries_into_the_next_gap)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     launch(1, 0, 10 * US, 100 * US);
     hold(2, 1, 1, 90 * US, 0);
     cr_assert_eq(decide(10 * US), 1);
@@ -399,9 +388,7 @@ Test(sched, rejects_bad_levels_and_unknown_tasks)
 
 Test(sched, release_all_empties_the_queue)
 {
-    setup_with(FIKIT_POLICY_STRICT, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_STRICT, 9);
     launch(1, 0, 10 * MS, 0);
     hold(2, 1, 1, 10 * US, 0);
     hold(2, 2, 2, 10 * US, 0);
@@ -412,9 +399,7 @@ Test(sched, release_all_empties_the_queue)
 
 Test(sched, dead_grantee_frees_its_reservation_at_once)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     fikit_sched_add_task(&S, 3, 300, "batch2", 9);
     launch(1, 0, 10 * US, 300 * US);
     hold(2, 1, 1, 250 * US, 0);
@@ -429,9 +414,7 @@ Test(sched, dead_grantee_frees_its_reservation_at_once)
 
 Test(sched, watches_launches_only_when_one_could_open_room)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     launch(1, 0, 100 * US, 50 * US);
     hold(2, 1, 1, 80 * US, 0);
     cr_assert_eq(decide(10 * US), 0);
@@ -440,9 +423,7 @@ Test(sched, watches_launches_only_when_one_could_open_room)
     cr_assert_eq(decide(100 * US), 0);
     cr_assert(S.watch_launches, "in a gap that fits nothing: the next launch may open room");
 
-    setup_with(FIKIT_POLICY_STRICT, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_STRICT, 9);
     launch(1, 0, 100 * US, 50 * US);
     hold(2, 1, 1, 80 * US, 0);
     cr_assert_eq(decide(200 * US), 0);
@@ -592,9 +573,7 @@ Test(sched, starving_unmeasured_kernel_takes_the_median_room_whole)
 
 Test(sched, what_clients_filled_is_taken)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     launch(1, 0, 10 * US, 300 * US);
     S.client_fill_until_ns = 200 * US; /* a client put 190 us of work into the gap itself */
     hold(2, 1, 1, 150 * US, 0);
@@ -621,9 +600,7 @@ Test(sched, strict_never_fills_even_a_starving_kernel)
  * FIKIT_PAUSE_KERNEL_NS goes then, a longer one waits for idleness. */
 Test(sched, a_pause_grants_short_kernels_only)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
     fikit_sched_add_task(&S, 3, 300, "long", 9);
     launch(1, 0, 100 * US, 50 * US); /* busy until 100 us, then gaps of 50 us */
     hold(2, 1, 1, 1 * MS, 0);
@@ -642,9 +619,7 @@ Test(sched, a_pause_grants_short_kernels_only)
 
 Test(sched, strict_has_no_pauses)
 {
-    setup_with(FIKIT_POLICY_STRICT, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch", 9);
+    serve_and_batch(FIKIT_POLICY_STRICT, 9);
     launch(1, 0, 100 * US, 50 * US);
     hold(2, 1, 1, 1 * MS, 0);
     cr_assert_eq(decide(100 * US + 5 * MS), 0);
