@@ -290,12 +290,6 @@ static uint64_t pause_deadline(const struct fikit_sched *s, const struct fikit_t
     return th == UINT64_MAX || work_end(t) > UINT64_MAX - th ? UINT64_MAX : work_end(t) + th;
 }
 
-bool fikit_sched_task_paused(const struct fikit_sched *s, const struct fikit_task_state *t,
-                             uint64_t now)
-{
-    return fikit_sched_task_active(s, t, now) && now >= pause_deadline(s, t);
-}
-
 /* The highest level with an active task; with skip_paused, one that has
  * not paused. */
 static int top_level(const struct fikit_sched *s, uint64_t now, bool skip_paused)

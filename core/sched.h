@@ -256,9 +256,6 @@ bool fikit_task_is_active(uint64_t launches, uint64_t last_ns, uint64_t busy_unt
                           uint64_t idle_after_ns, uint64_t now);
 bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_task_state *t,
                              uint64_t now);
-/* Whether an active task has paused at now (fikit_pause_threshold). */
-bool fikit_sched_task_paused(const struct fikit_sched *s, const struct fikit_task_state *t,
-                             uint64_t now);
 /* The highest-priority active level, or FIKIT_LEVELS when none is active. */
 int fikit_sched_top_level(const struct fikit_sched *s, uint64_t now);
 
