@@ -111,10 +111,10 @@ static void say_why_held(const struct fikit_registration *r, const char *name, u
     if (atomic_exchange(&said, true))
         return;
     const struct fikit_config *cfg = &fikit_client.cfg;
-    char bound[96];
+    char bound[128];
     if (cfg->max_wait_ns)
-        snprintf(bound, sizeof bound, "it goes at the latest at the first gap after %.0f ms held (max_wait_ms)",
-                 (double)cfg->max_wait_ns / 1e6);
+        snprintf(bound, sizeof bound, "it goes at their next gap once held %.0f ms, and once held %.0f ms at "
+                 "the latest (max_wait_ms)", (double)cfg->max_wait_ns / 1e6, 2 * (double)cfg->max_wait_ns / 1e6);
     else
         snprintf(bound, sizeof bound, "max_wait_ms = 0: it waits for as long as they stay active");
     char pred[48];
