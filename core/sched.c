@@ -225,10 +225,14 @@ static uint64_t idle_threshold(const struct fikit_sched *s, const struct fikit_t
 }
 
 /* The instant a task turns idle, if nothing more is launched. */
+static uint64_t work_end(const struct fikit_task_state *t)
+{
+    return t->busy_until_ns > t->last_launch_ns ? t->busy_until_ns : t->last_launch_ns;
+}
+
 static uint64_t idle_deadline(const struct fikit_sched *s, const struct fikit_task_state *t)
 {
-    uint64_t end = t->busy_until_ns > t->last_launch_ns ? t->busy_until_ns : t->last_launch_ns;
-    return end + idle_threshold(s, t);
+    return work_end(t) + idle_threshold(s, t);
 }
 
 bool fikit_task_is_active(uint64_t launches, uint64_t last_ns, uint64_t busy_until_ns,
@@ -273,11 +277,6 @@ void fikit_sched_task_status(const struct fikit_sched *s, uint32_t id, uint64_t 
         }
     }
     out->idle_after_ns = fikit_idle_threshold(s->p.idle_learned, s->p.idle_after_ns, t ? t->idle_after_ns : 0);
-}
-
-static uint64_t work_end(const struct fikit_task_state *t)
-{
-    return t->busy_until_ns > t->last_launch_ns ? t->busy_until_ns : t->last_launch_ns;
 }
 
 /* The instant an active task pauses, UINT64_MAX if it cannot (strict

@@ -122,13 +122,24 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
     return p.busy_until_ns;
 }
 
-uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
-                               uint64_t dur_ns, uint64_t key, const struct fikit_gap_pred *gap,
-                               uint64_t idle_after_ns)
+/* Between the task's own threads, as pub_lock was for the slot. */
+static void own_lock(struct fikit_shm_own *own)
 {
     while (atomic_exchange_explicit(&own->lock, 1, memory_order_acquire))
         while (atomic_load_explicit(&own->lock, memory_order_relaxed))
             fikit_cpu_relax();
+}
+
+static void own_unlock(struct fikit_shm_own *own)
+{
+    atomic_store_explicit(&own->lock, 0, memory_order_release);
+}
+
+uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
+                               uint64_t dur_ns, uint64_t key, const struct fikit_gap_pred *gap,
+                               uint64_t idle_after_ns)
+{
+    own_lock(own);
     struct fikit_shm_launch p = {
         .launches = ++own->launches,
         .last_launch_ns = now,
@@ -146,19 +157,17 @@ uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own
     own->seq += 2;
     atomic_store_explicit(&slot->pub_seq, own->seq, memory_order_release);
     __atomic_store_n(&own->published_ns, now, __ATOMIC_RELAXED);
-    atomic_store_explicit(&own->lock, 0, memory_order_release);
+    own_unlock(own);
     return p.busy_until_ns;
 }
 
 uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns)
 {
-    while (atomic_exchange_explicit(&own->lock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&own->lock, memory_order_relaxed))
-            fikit_cpu_relax();
+    own_lock(own);
     own->launches++;
     uint64_t busy = fikit_busy_until(own->busy_until_ns, now, dur_ns);
     __atomic_store_n(&own->busy_until_ns, busy, __ATOMIC_RELAXED);
-    atomic_store_explicit(&own->lock, 0, memory_order_release);
+    own_unlock(own);
     return busy;
 }
 

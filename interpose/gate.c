@@ -172,6 +172,9 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
 
     uint64_t spin = atomic_load_explicit(&r->shm->hdr.spin_ns, memory_order_relaxed);
     uint64_t queued_in = 0; /* the arbiter's pass that queued us (pass_begun when first seen) */
+    /* When to say why it waits: never again once past (a spinning loop
+     * would otherwise touch the process-wide flag on every turn). */
+    uint64_t warn_at = fikit_client.cfg.warn_held_ns ? now + fikit_client.cfg.warn_held_ns : UINT64_MAX;
     for (;;) {
         /* Read before anything is decided: a grant or a nudge after this
          * makes the futex wait below return at once. */
@@ -195,9 +198,10 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
             }
             continue;
         }
-        uint64_t warn = fikit_client.cfg.warn_held_ns;
-        if (warn && t - now >= warn)
+        if (t >= warn_at) {
+            warn_at = UINT64_MAX;
             say_why_held(r, name, dur, t - now);
+        }
         /* fikitd was rung and decides about this launch in its next pass,
          * usually within microseconds, often by granting it (the task in
          * front sits in a gap): wait for that decision spinning, since a
