@@ -4,6 +4,8 @@
  * launch of any other kernel would be; where it fits a gap it fills. */
 #include "core/collective.h"
 
+#include "admit_fixture.h"
+
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -18,25 +20,7 @@ static struct fikit_admit A;
  * until busy and then expects a gap of gap. */
 static void setup(uint64_t busy, uint64_t gap)
 {
-    memset(T, 0, sizeof T);
-    memset(&V, 0, sizeof V);
-    T[0].level = 0;
-    T[0].launches = 10;
-    T[0].last_launch_ns = 0;
-    T[0].busy_until_ns = busy;
-    if (gap)
-        fikit_gap_pred_fixed(&T[0].gap, gap);
-    V.running = true;
-    V.policy = FIKIT_POLICY_FILL;
-    V.level_mask = 1u << 0 | 1u << 9;
-    V.idle_learned = true;
-    V.idle_after_ns = 20 * MS;
-    V.gap_confidence = 0.3;
-    V.max_queued_ns = 100 * US;
-    V.fill_overhead_ns = 20 * US;
-    V.tasks = T;
-    V.ntasks = 1;
-    V.level = 9;
+    admit_fixture(&V, T, sizeof T / sizeof T[0], 0, busy, gap);
 }
 
 static enum fikit_admit_kind admit(uint64_t now, uint64_t dur, bool collective)
