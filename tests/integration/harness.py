@@ -133,6 +133,18 @@ def fail(msg):
     sys.exit(1)
 
 
+def wait_for(what, cond, timeout=120):
+    """cond()'s first true value, looked at every 20 ms; fails the test after
+    timeout seconds."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.02)
+    fail(f"timed out waiting for {what}")
+
+
 def check(cond, msg):
     if not cond:
         fail(msg)

@@ -23,7 +23,7 @@ import re
 import select
 import subprocess
 import time
-from harness import BUILD, Fikit, check, fail
+from harness import BUILD, Fikit, check, fail, wait_for
 
 prog = os.path.join(BUILD, "tests", "fakecuda", "multi_dev")
 libdir = os.path.join(BUILD, "tests", "fakecuda", "lib")
@@ -49,16 +49,6 @@ def devices(status):
 def rows(fk, task):
     """[(device key, row)] of a task's registrations."""
     return [(key, r) for key, rs in devices(fk.status()).values() for r in rs if r["task"] == task]
-
-
-def wait_for(what, cond, timeout=120):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = cond()
-        if v:
-            return v
-        time.sleep(0.02)
-    fail(f"timed out waiting for {what}")
 
 
 def read_line(p, pattern, timeout=120):

@@ -7,8 +7,7 @@ long idle threshold: what is held stays held until the service ends). The
 CUDA side of several devices is integration.multigpu."""
 import re
 import subprocess
-import time
-from harness import BATCH, SERVICE, Fikit, check, fail, result
+from harness import BATCH, SERVICE, Fikit, check, fail, result, wait_for
 
 
 def rows(fk, task):
@@ -26,16 +25,6 @@ def rows(fk, task):
             r = dict(zip(head, f))
             out.append((key, int(r["held"]), int(r["holds"]), int(r["launches"])))
     return out
-
-
-def wait_for(what, cond, timeout=120):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = cond()
-        if v:
-            return v
-        time.sleep(0.02)
-    fail(f"timed out waiting for {what}")
 
 
 with Fikit(policy="strict", extra="idle_after_us = 60000000", tasks=(("serve", 0), ("batch", 9))) as fk:
