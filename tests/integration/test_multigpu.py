@@ -15,9 +15,9 @@ driver honours it). fikitd keeps one scheduler per device, keyed by UUID:
   kernels (named nccl..., or launched from libnccl) are never held behind the
   busy task, while a plain launch of the same device and level stays held.
 
-Under policy = strict (a held launch waits for the busy task to go idle) and
-a long idle threshold, so what is held stays held until the test ends the
-busy task, however slow the machine."""
+Under policy = strict (a held launch waits for the busy task to go idle), a
+long idle threshold and max_wait_ms = 0 (no bound on a wait), so what is held
+stays held until the test ends the busy task, however slow the machine."""
 import os
 import re
 import select
@@ -66,7 +66,7 @@ def read_line(p, pattern, timeout=120):
     fail(f"no line matching {pattern!r} from {p.args}")
 
 
-with Fikit(policy="strict", extra="idle_after_us = 60000000",
+with Fikit(policy="strict", extra="idle_after_us = 60000000\nmax_wait_ms = 0",
            tasks=(("svc", 0), ("job", 9), ("a", 5), ("b", 5), ("c", 5), ("d", 5), ("e", 5),
                   ("rank0", 9), ("rank1", 9), ("ncclib", 9))) as fk:
     text = open(fk.config).read().replace("backend = opencl", "backend = cuda")
