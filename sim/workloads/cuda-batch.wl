@@ -1,38 +1,1606 @@
 fikit-sim-workload 1
 # A workload of fikit sim; format: docs/sim-workload-format.md.
-# Written by bench/sim-workloads-synth: synthetic, from recorded figures, not a trace.
+# Converted from a trace by bench/sim-workload-from-trace: 2577 launches, 2577 sequences before dropping, 2576 syncs assumed (each), split by sync.
 name cuda-batch
 kind loop
-source synthetic: demo/cuda/batch.cu as bench/evaluate runs it (-w 20000): a 4096x256 kernel, 4 MB copied out and checked an iteration; 454 kernels/s alone (H200 2026-12-04, median of 12 alone runs)
+source traced: NVIDIA H100 80GB HBM3, 580.159.04, 2026-12-06, bench/h200/sim-traces.sh (fikit-launch --measure), converted by bench/sim-workload-from-trace --sync each --split sync
 seq
-L 644.999 1542.356 4096 256 _Z5layerILi15EEvPjjj
-S 2
+L 354.692 439.328 4096 256 _Z5layerILi15EEvPjjj
+S 1
 end
 seq
-L 677.029 1494.264 4096 256 _Z5layerILi15EEvPjjj
-S 2
+L 1202.909 439.231 4096 256 _Z5layerILi15EEvPjjj
+S 1
 end
 seq
-L 639.591 1518.48 4096 256 _Z5layerILi15EEvPjjj
-S 2
+L 1167.666 437.696 4096 256 _Z5layerILi15EEvPjjj
+S 1
 end
 seq
-L 626.623 1530.271 4096 256 _Z5layerILi15EEvPjjj
-S 2
+L 1092.949 439.52 4096 256 _Z5layerILi15EEvPjjj
+S 1
 end
 seq
-L 611.928 1521.342 4096 256 _Z5layerILi15EEvPjjj
-S 2
+L 1052.548 437.536 4096 256 _Z5layerILi15EEvPjjj
+S 1
 end
 seq
-L 722.622 1532.306 4096 256 _Z5layerILi15EEvPjjj
-S 2
+L 1046.778 437.855 4096 256 _Z5layerILi15EEvPjjj
+S 1
 end
 seq
-L 697.235 1546.607 4096 256 _Z5layerILi15EEvPjjj
-S 2
+L 1041.526 438.336 4096 256 _Z5layerILi15EEvPjjj
+S 1
 end
 seq
-L 734.584 1529.521 4096 256 _Z5layerILi15EEvPjjj
-S 2
+L 1116.002 438.975 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1070.708 439.487 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1330.372 442.975 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1172.574 440.959 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1137.754 439.808 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1073.103 438.816 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1085.275 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1097.687 439.392 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1077.589 437.279 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1956.787 441.727 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1079.972 441.215 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1103.748 438.784 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1066.308 437.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1069.645 437.952 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1055.616 439.007 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1059.778 437.696 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1071.717 439.648 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1067.749 437.44 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1058.093 451.712 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1069.552 438.719 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1092.534 438.208 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1070.21 438.111 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1060.857 438.143 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1071.166 438.591 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1088.14 439.168 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1057.123 437.568 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1058.074 439.007 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1086.53 438.432 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1076.213 437.088 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1082.449 437.983 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1054.11 437.536 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1074.704 437.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.255 436.928 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1057.809 436.991 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1043.43 438.784 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1046.742 438.528 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1055.499 438.975 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1063.93 437.759 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1042.069 436.991 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.786 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1063.812 437.759 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.314 437.471 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1043.178 438.304 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1090.061 437.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.677 437.536 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1093.208 438.56 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1052.987 438.56 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1057.584 438.336 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1061.463 438.336 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1042.619 437.983 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1054.135 438.271 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1040.409 437.503 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.582 438.08 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1052.116 437.887 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1037.557 437.792 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1036.591 437.599 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1055.53 436.928 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.412 439.103 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.529 438.208 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1073.521 439.168 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1048.822 437.375 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1039.473 437.056 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.563 440.032 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1037.021 439.615 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1072.791 440.8 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1037.561 437.503 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1027.789 437.408 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1053.134 439.615 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1046.55 437.088 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.881 437.92 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1043.491 438.111 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.338 438.4 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1076.438 441.28 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1074.448 437.471 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1063.296 438.463 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1111.684 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1078.186 438.143 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1045.828 438.528 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.569 437.503 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1057.447 437.92 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1077.625 437.568 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.125 439.487 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1077.21 438.944 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1184.692 438.4 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1061.266 437.247 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1141.124 440.928 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1085.31 439.168 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1159.607 440.991 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1104.427 438.879 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1070.18 438.912 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1075.29 439.936 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.295 439.52 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1067.67 440.479 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1104.581 437.792 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1035.411 438.336 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1045.482 437.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1133.764 438.591 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1070.138 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1122.216 440.319 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1081.697 438.208 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1039.565 438.304 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.8 438.656 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1052.4 438.336 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1069.71 441.504 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1080.261 438.719 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1126.198 440.223 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1087.055 438.367 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1048.386 438.847 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1042.743 437.983 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1065.111 437.503 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1032.316 438.656 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1060.251 437.759 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1094.985 439.263 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.146 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1096.153 437.887 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1096.955 439.711 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1061.936 437.696 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1054.249 437.471 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1038.347 438.784 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1079.656 438.015 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1090.96 438.432 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1053.895 437.887 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1067.124 439.552 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1055.028 438.591 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1069.325 437.056 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1063.171 437.887 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1053.218 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1055.065 437.824 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1054.481 439.487 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1084.071 438.015 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1098.699 439.424 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1039.155 439.296 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1030.341 436.895 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1095.299 438.239 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1037.449 437.056 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.993 439.2 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1073.386 447.679 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1030.208 437.536 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1061.347 439.743 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.051 440.735 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1049.087 438.56 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1093.83 438.111 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1058.428 438.879 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.864 440.768 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1077.417 437.824 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1075.185 439.231 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1083.928 438.656 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.569 437.631 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1089.979 439.135 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1070.955 439.007 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1040.98 437.631 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1066.973 437.631 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.838 439.2 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1072.256 441.087 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1151.893 440.223 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1094.443 439.52 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1089.031 438.975 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1095.437 439.711 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1126.34 440.384 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1183.483 441.983 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1219.989 440.735 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1227.666 441.536 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1248.085 440.223 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1241.067 440.735 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1249.912 439.168 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1244.43 439.967 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1251.609 439.007 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1090.303 437.92 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1059.115 440.223 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1067.977 438.015 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.943 437.503 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1048.094 438.111 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1035.158 437.023 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.839 437.952 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1079.858 440.512 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1042.541 437.568 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1052.243 438.208 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1057.959 437.631 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1030.246 438.208 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1062.094 440.255 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.408 437.151 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1093.001 440.544 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1062.744 439.04 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1046.903 438.208 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1040.813 437.92 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1124.993 439.103 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1036.784 439.359 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1040.336 438.847 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.218 437.247 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1053.257 437.247 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1037.906 439.072 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1028.32 438.432 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1029.902 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1052.018 437.184 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.782 440.863 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1043.199 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1040.542 438.271 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1038.868 437.184 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1059.928 437.471 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1061.184 438.239 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1037.31 437.344 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.344 440.64 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1053.602 437.696 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.676 438.336 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1070.034 438.304 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1060.616 437.792 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1060.341 439.328 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1043.177 437.056 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1042.019 437.631 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1069.297 438.015 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1066.067 437.503 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1037.858 438.432 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1059.135 437.312 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1051.205 437.471 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1029.244 439.231 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1062.525 438.495 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1048.808 448.704 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.563 437.503 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1031.787 437.056 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1066.068 438.656 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1059.195 439.424 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1071.754 439.007 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.356 439.808 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1034.145 440.255 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.22 437.952 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1035.992 437.696 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.018 439.68 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1039.51 437.983 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1049.293 437.536 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1026.315 439.424 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1042.163 437.408 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1028.104 438.528 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1032.864 438.656 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1105.439 442.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1093.376 440.064 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1074.018 439.455 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1071.837 439.231 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1070.86 440.575 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1067.08 438.656 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1034.149 437.952 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1076.047 438.111 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.586 438.975 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1060.438 438.56 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.682 437.887 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.911 438.944 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1105.486 437.119 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.139 438.4 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1062.084 438.463 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1061.904 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1099.901 439.424 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1054.314 437.887 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.474 438.879 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1055.191 437.855 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1049.608 437.279 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1058.336 438.912 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1042.279 438.688 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1088.422 438.304 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1095.967 439.168 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1058.935 438.591 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.292 438.239 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1065.525 439.007 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1064.11 438.143 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1073.116 439.072 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1040.659 437.568 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1039.888 439.072 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1052.101 438.912 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1063.955 437.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.044 439.424 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1074.138 438.591 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1073.468 438.304 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1064.87 439.839 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1073.318 438.879 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1053.016 438.879 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1060.873 437.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1039.682 437.568 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1064.861 438.623 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1046.263 437.408 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1034.345 437.952 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1046.913 437.184 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1029.18 437.344 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1033.974 437.727 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1058.663 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1057.469 438.591 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1049.949 437.727 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.176 437.727 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.169 438.656 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1031.648 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1089.087 438.111 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1057.601 437.759 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1074.881 437.727 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1071.013 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1061.747 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1066.145 438.944 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1066.083 437.631 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1062.621 437.696 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1079.264 438.816 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1153.873 439.52 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1137.381 439.68 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1055.136 437.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1075.24 437.952 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1111.039 438.879 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1148.03 441.119 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1086.614 439.68 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.509 437.887 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1025.858 437.696 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1053.803 439.359 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1025.168 437.759 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1029.478 437.568 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.597 438.367 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.487 437.503 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1112.945 441.727 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1038.046 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.314 437.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.256 439.552 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.386 437.216 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1046.939 439.648 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1023.274 437.568 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.786 437.151 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1095.501 439.168 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1050.64 439.967 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1028.06 438.591 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1049.502 438.847 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.697 437.599 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1031.941 437.952 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1037.649 436.704 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.113 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1040.525 451.328 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1074.289 438.367 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1032.186 438.367 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.619 437.92 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1158.942 439.2 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1029.072 437.088 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1032.486 438.271 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1049.747 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.208 437.375 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.851 438.143 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1039.732 438.111 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1075.683 437.631 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1095.891 441.664 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1080.452 439.103 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1044.14 444.48 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1098.883 438.816 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1110.656 439.583 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1105.009 439.711 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.502 454.623 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1099.471 438.336 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1086.87 438.08 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1078.267 438.176 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1113.701 439.743 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1073.829 438.784 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1084.573 438.143 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1056.189 438.463 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1039.342 437.887 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1043.721 438.239 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1054.803 437.056 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1212.252 439.263 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1062.261 439.263 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1036.324 437.696 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1069.702 438.271 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1098.446 438.111 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1041.533 438.08 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1047.845 438.816 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1053.166 436.863 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1060.691 438.304 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1046.243 436.928 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1098.63 442.4 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1057.376 441.247 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1101.446 438.528 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1065.614 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1104.864 441.599 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1114.831 442.368 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1133.636 441.056 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1087.548 439.392 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1112.22 439.839 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1081.25 439.263 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1111.173 438.816 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1098.315 439.583 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1052.836 438.816 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1117.506 439.2 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1081.94 438.4 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1076.59 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1104.977 439.263 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1061.219 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1081.247 438.271 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1163.296 440.8 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1079.048 438.048 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1068.767 439.103 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1128.296 441.184 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1071.769 440.255 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1080.136 439.487 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1114.817 438.239 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1073.353 439.999 4096 256 _Z5layerILi15EEvPjjj
+S 1
+end
+seq
+L 1080.921 438.816 4096 256 _Z5layerILi15EEvPjjj
+S 1
 end

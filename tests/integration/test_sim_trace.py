@@ -56,14 +56,17 @@ with Fikit(tasks=(("serve", 0),)) as fk:
     check(s["kernels_not_in_profile"] == 0, "every kernel's grid and block came from the profile")
     # The converter adds host time before a request's first launch until a
     # request alone takes what the service measured; where the traced
-    # requests already take longer (host gaps stretched on a loaded machine:
-    # seen beside other checkouts' make check), it adds nothing and says so.
-    matched = s["pre_us"] > 0 and abs(s["seq_ms_alone"] - svc["service_ms"]) < 0.01
-    longer = s["pre_us"] == 0 and s["seq_ms_alone"] >= svc["service_ms"] and "nothing added" in r.stderr
-    check(s["kernel_p50_us"] > 0 and (matched or longer),
+    # requests already take longer (host gaps stretched by --measure, or on a
+    # loaded machine: seen beside other checkouts' make check), it scales the
+    # host gaps down instead and says so. Only where the kernels alone take
+    # longer than the service measured can the request stay longer.
+    added = s["pre_us"] > 0 and abs(s["seq_ms_alone"] - svc["service_ms"]) < 0.01
+    scaled = s["pre_us"] == 0 and "host gaps are scaled by" in r.stderr and \
+        (abs(s["seq_ms_alone"] - svc["service_ms"]) < 0.01 or s["seq_ms_alone"] > svc["service_ms"])
+    check(s["kernel_p50_us"] > 0 and (added or scaled),
           f"kernel p50 {s['kernel_p50_us']:.1f} us; a request alone {s['seq_ms_alone']:.3f} ms, as the "
-          f"service measured ({svc['service_ms']:.3f} ms)" + ("" if matched else
-          f", or longer as traced with nothing added (pre {s['pre_us']} us)"))
+          f"service measured ({svc['service_ms']:.3f} ms), by host time added before the first launch "
+          f"(pre {s['pre_us']} us) or host gaps scaled down")
     text = open(wl).read()
     check(all(f"layer{k}" in text for k in range(K)) and "kind service" in text, "kernels named")
     env = dict(os.environ, FIKIT_SIM_WORKLOAD_FILE=wl)
