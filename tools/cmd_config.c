@@ -2,8 +2,8 @@
 #include "conf/config.h"
 #include "core/shm.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,20 +27,12 @@ static void usage(FILE *f)
 
 int fikit_cmd_config(int argc, char **argv)
 {
-    static const struct option opts[] = {{"config", required_argument, 0, 'c'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     const char *path = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc) {
+    const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &path), {0}};
+    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
+    if (done >= 0)
+        return done;
+    if (first != argc) {
         usage(stderr);
         return 2;
     }

@@ -2,9 +2,9 @@
 #include "conf/config.h"
 #include "core/profile.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,12 +103,9 @@ static int show_one(const char *path, int top)
 
 int fikit_cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {{"config", required_argument, 0, 'c'},
-                                         {"top", required_argument, 0, 'n'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *config = NULL;
-    int top = 20, c;
+    const char *config = NULL, *top_arg = NULL;
+    const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &config),
+                                          FIKIT_OPT("top", 'n', &top_arg), {0}};
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return 0;
@@ -121,21 +118,16 @@ int fikit_cmd_profile(int argc, char **argv)
     const char *action = argv[1];
     argc--;
     argv++;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 'n': top = atoi(optarg); break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind + 1 != argc) {
+    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
+    if (done >= 0)
+        return done;
+    int top = top_arg ? atoi(top_arg) : 20;
+    if (first + 1 != argc) {
         fprintf(stderr, "fikit profile %s: expected one TASK\n\n", action);
         usage(stderr);
         return 2;
     }
-    const char *task = argv[optind];
+    const char *task = argv[first];
     struct fikit_config cfg;
     if (fikit_tool_config("profile", config, &cfg))
         return 1;
