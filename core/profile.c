@@ -1,5 +1,6 @@
 #include "core/profile.h"
 
+#include "core/file.h"
 #include "core/sketch.h"
 
 #include <ctype.h>
@@ -127,21 +128,6 @@ static int mkdir_parents(char *path)
     return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
                        const struct fikit_measure_store *st, struct fikit_err *err)
 {
@@ -214,36 +200,11 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
         return fikit_err_set(err, rc, "cannot create the directory of %s: %s", path,
                              strerror(-rc));
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        rc = -errno;
-        free(text);
-        return fikit_err_set(err, rc, "cannot write %s: %s; the previous profile is kept",
-                             path, strerror(-rc));
-    }
-    fchmod(fd, 0644);
-    rc = write_all(fd, text, text_len);
+    rc = fikit_file_replace(path, text, text_len);
     free(text);
-    if (!rc && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && !rc)
-        rc = -errno;
-    if (!rc && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc) {
-        unlink(tmp);
+    if (rc)
         return fikit_err_set(err, rc, "cannot write %s: %s; the previous profile is kept", path,
                              strerror(-rc));
-    }
-    /* Make the rename itself durable. */
-    snprintf(dirbuf, sizeof dirbuf, "%s", path);
-    int dfd = open(dirname(dirbuf), O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
     return 0;
 }
 
