@@ -210,6 +210,16 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
 
 /* --------------------------------------------------------------- loading */
 
+/* Unescapes field into out (len bytes); false if it is not a valid
+ * escaped name or does not fit. */
+static bool take_name(char *out, size_t len, char *field)
+{
+    if (unescape(field) || strlen(field) >= len)
+        return false;
+    strcpy(out, field);
+    return true;
+}
+
 struct loader {
     const char *path;
     int line;
@@ -370,18 +380,16 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
             continue;
         }
         if (strcmp(f[0], "task") == 0 && n == 2) {
-            if (unescape(f[1]) || strlen(f[1]) >= sizeof meta->task) {
+            if (!take_name(meta->task, sizeof meta->task, f[1])) {
                 rc = FAIL(L, -EINVAL, "bad task name");
                 break;
             }
-            strcpy(meta->task, f[1]);
             have_task = 1;
         } else if (strcmp(f[0], "device-model") == 0 && n == 2) {
-            if (unescape(f[1]) || strlen(f[1]) >= sizeof meta->device_model) {
+            if (!take_name(meta->device_model, sizeof meta->device_model, f[1])) {
                 rc = FAIL(L, -EINVAL, "bad device model");
                 break;
             }
-            strcpy(meta->device_model, f[1]);
             have_model = 1;
         } else if (strcmp(f[0], "backend") == 0 && n == 2) {
             meta->backend = fikit_backend_kind_parse(f[1]);
@@ -489,26 +497,37 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
     return 0;
 }
 
+/* Reads fp (closed here) into tmp, which it initialises; on failure tmp
+ * is destroyed already and err says why. */
+static int load_stream(const char *path, FILE *fp, struct fikit_profile_meta *m,
+                       struct fikit_measure_store *tmp, struct fikit_err *err)
+{
+    int rc = fikit_measure_init(tmp);
+    if (rc) {
+        fclose(fp);
+        return fikit_err_set(err, rc, "%s: out of memory", path);
+    }
+    struct loader L = {.path = path, .line = 0, .err = err};
+    rc = load_into(&L, fp, m, tmp);
+    fclose(fp);
+    if (rc)
+        fikit_measure_destroy(tmp);
+    return rc;
+}
+
 int fikit_profile_check_text(const char *path, const char *text, size_t len, struct fikit_err *err)
 {
     FILE *fp = fmemopen((void *)text, len, "r");
     if (!fp)
         return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
     struct fikit_measure_store tmp;
-    int rc = fikit_measure_init(&tmp);
-    if (rc) {
-        fclose(fp);
-        return fikit_err_set(err, rc, "%s: out of memory", path);
-    }
     struct fikit_profile_meta m = {0};
     struct fikit_err why;
-    struct loader L = {.path = path, .line = 0, .err = &why};
-    rc = load_into(&L, fp, &m, &tmp);
-    fclose(fp);
-    fikit_measure_destroy(&tmp);
+    int rc = load_stream(path, fp, &m, &tmp, &why);
     if (rc)
         return fikit_err_set(err, rc, "not writing a profile that would not load (%s); the previous "
                                       "profile is kept", why.msg);
+    fikit_measure_destroy(&tmp);
     return 0;
 }
 
@@ -521,25 +540,18 @@ int fikit_profile_load(const char *path, struct fikit_profile_meta *meta,
         return fikit_err_set(err, -e, "%s: %s", path, strerror(e));
     }
     struct fikit_measure_store tmp;
-    int rc = fikit_measure_init(&tmp);
-    if (rc) {
-        fclose(fp);
-        return fikit_err_set(err, rc, "%s: out of memory", path);
-    }
     struct fikit_profile_meta m = {0};
-    struct loader L = {.path = path, .line = 0, .err = err};
-    rc = load_into(&L, fp, &m, &tmp);
-    fclose(fp);
-    if (rc == 0) {
-        rc = fikit_measure_merge(out, &tmp);
-        if (rc > 0) {
-            fikit_err_set(err, 0, "%s: %d kernels skipped: their keys name other kernels already "
-                                  "known", path, rc);
-            rc = 0;
-        }
-        if (rc == 0 && meta)
-            *meta = m;
+    int rc = load_stream(path, fp, &m, &tmp, err);
+    if (rc)
+        return rc;
+    rc = fikit_measure_merge(out, &tmp);
+    if (rc > 0) {
+        fikit_err_set(err, 0, "%s: %d kernels skipped: their keys name other kernels already known",
+                      path, rc);
+        rc = 0;
     }
+    if (rc == 0 && meta)
+        *meta = m;
     fikit_measure_destroy(&tmp);
     return rc;
 }
