@@ -240,6 +240,43 @@ void fikit_conf_accepted(const struct fikit_conf_key *k, bool ini, char *buf, si
     }
 }
 
+void fikit_conf_value(const struct fikit_conf_key *k, const void *base, char *buf, size_t len)
+{
+    const char *p = (const char *)base + k->off;
+    uint64_t v = 0;
+    if (k->type == FIKIT_CONF_ENUM || k->type == FIKIT_CONF_UINT) {
+        uint32_t v32;
+        if (k->size == sizeof v32)
+            memcpy(&v32, p, sizeof v32), v = v32;
+        else
+            memcpy(&v, p, sizeof v);
+    }
+    switch (k->type) {
+    case FIKIT_CONF_ENUM: /* its words are other spellings: the name is the value */
+        snprintf(buf, len, "%s", v < (uint64_t)k->nnames ? k->name((int)v) : "?");
+        return;
+    case FIKIT_CONF_UINT:
+        for (int i = 0; i < 2 && k->words[i].word; i++) {
+            if (v == k->words[i].value) {
+                snprintf(buf, len, "%s", k->words[i].word);
+                return;
+            }
+        }
+        snprintf(buf, len, "%llu", (unsigned long long)(v / k->scale));
+        return;
+    case FIKIT_CONF_DOUBLE: {
+        double d;
+        memcpy(&d, p, sizeof d);
+        snprintf(buf, len, "%g", d);
+        return;
+    }
+    case FIKIT_CONF_PATH:
+    case FIKIT_CONF_GROUP:
+        snprintf(buf, len, "%s", p[0] ? p : k->words[0].word);
+        return;
+    }
+}
+
 /* -------------------------------------------------------------- defaults */
 
 bool fikit_task_name_valid(const char *name)
