@@ -38,6 +38,17 @@ static void kernel_label(FILE *f, fikit_trace_namer namer, void *ctx, int slot, 
     json_string(f, name);
 }
 
+/* An instant event on e's task, up to its args' key: the caller writes the
+ * other args and closes it with "}}". */
+static void instant(FILE *f, int *first, const char *name, const char *cat, int dev,
+                    const struct fikit_trace_event *e)
+{
+    sep(f, first);
+    fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
+               "\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\"",
+            name, cat, dev, e->slot, us(e->t_ns), e->key);
+}
+
 size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                               const struct fikit_trace_event *ev, size_t n,
                               const struct fikit_trace_task *tasks, size_t ntasks,
@@ -87,11 +98,8 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
             }
             break;
         case FIKIT_TRACE_HOLD:
-            sep(f, first);
-            fprintf(f, "{\"name\":\"hold\",\"cat\":\"hold\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,"
-                       "\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"predicted_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, us(e->a));
+            instant(f, first, "hold", "hold", dev, e);
+            fprintf(f, ",\"predicted_us\":%.3f}}", us(e->a));
             written++;
             break;
         case FIKIT_TRACE_GRANT:
@@ -107,27 +115,19 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
             written++;
             break;
         case FIKIT_TRACE_GAP:
-            sep(f, first);
-            fprintf(f, "{\"name\":\"gap seen\",\"cat\":\"measure\",\"ph\":\"i\",\"s\":\"t\","
-                       "\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"seen_us\":%.3f,\"predicted_us\":%.3f,\"predicted_p50_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, us(e->a), us(e->b), us(e->c));
+            instant(f, first, "gap seen", "measure", dev, e);
+            fprintf(f, ",\"seen_us\":%.3f,\"predicted_us\":%.3f,\"predicted_p50_us\":%.3f}}", us(e->a),
+                    us(e->b), us(e->c));
             written++;
             break;
         case FIKIT_TRACE_KERNEL:
-            sep(f, first);
-            fprintf(f, "{\"name\":\"kernel measured\",\"cat\":\"measure\",\"ph\":\"i\",\"s\":\"t\","
-                       "\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"duration_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, us(e->a));
+            instant(f, first, "kernel measured", "measure", dev, e);
+            fprintf(f, ",\"duration_us\":%.3f}}", us(e->a));
             written++;
             break;
         case FIKIT_TRACE_FILL:
-            sep(f, first);
-            fprintf(f, "{\"name\":\"filled a gap\",\"cat\":\"fill\",\"ph\":\"i\",\"s\":\"t\","
-                       "\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"room_us\":%.3f,\"predicted_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, us(e->a), us(e->b));
+            instant(f, first, "filled a gap", "fill", dev, e);
+            fprintf(f, ",\"room_us\":%.3f,\"predicted_us\":%.3f}}", us(e->a), us(e->b));
             written++;
             break;
         case FIKIT_TRACE_PACE:
