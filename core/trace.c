@@ -88,7 +88,6 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                        "\"predicted_gap_us\":%.3f}}",
                     dev, e->slot, us(e->t_ns), e->a > e->t_ns ? us(e->a - e->t_ns) : 0.0, e->key,
                     e->level, us(e->b));
-            written++;
             if (e->b) {
                 sep(f, first);
                 fprintf(f, "{\"name\":\"predicted gap\",\"cat\":\"gap\",\"ph\":\"X\",\"pid\":%d,"
@@ -100,7 +99,6 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
         case FIKIT_TRACE_HOLD:
             instant(f, first, "hold", "hold", dev, e);
             fprintf(f, ",\"predicted_us\":%.3f}}", us(e->a));
-            written++;
             break;
         case FIKIT_TRACE_GRANT:
             sep(f, first);
@@ -112,23 +110,19 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                     us(e->c), e->t_ns > e->c ? us(e->t_ns - e->c) : 0.0, e->key,
                     fikit_grant_reason_name(e->reason & ~FIKIT_TRACE_GRANT_WOKEN), us(e->a), us(e->b),
                     e->reason & FIKIT_TRACE_GRANT_WOKEN ? "true" : "false");
-            written++;
             break;
         case FIKIT_TRACE_GAP:
             instant(f, first, "gap seen", "measure", dev, e);
             fprintf(f, ",\"seen_us\":%.3f,\"predicted_us\":%.3f,\"predicted_p50_us\":%.3f}}", us(e->a),
                     us(e->b), us(e->c));
-            written++;
             break;
         case FIKIT_TRACE_KERNEL:
             instant(f, first, "kernel measured", "measure", dev, e);
             fprintf(f, ",\"duration_us\":%.3f}}", us(e->a));
-            written++;
             break;
         case FIKIT_TRACE_FILL:
             instant(f, first, "filled a gap", "fill", dev, e);
             fprintf(f, ",\"room_us\":%.3f,\"predicted_us\":%.3f}}", us(e->a), us(e->b));
-            written++;
             break;
         case FIKIT_TRACE_PACE:
             sep(f, first);
@@ -139,11 +133,11 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                        "\"guard\":%s}}",
                     e->a ? "paced" : "beside guard", dev, e->slot,
                     us(e->t_ns > e->b ? e->t_ns - e->b : 0), us(e->b), us(e->a), e->a ? "false" : "true");
-            written++;
             break;
         default:
-            break;
+            continue; /* a type this fikit does not know: nothing written */
         }
+        written++;
     }
     return written;
 }
