@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch_dir.h"
+
 static int parse(const char *text, struct fikit_sim_workload *w, struct fikit_err *err)
 {
     return fikit_sim_workload_parse(text, strlen(text), "t.wl", w, err);
@@ -257,21 +259,6 @@ Test(sim_workload, rejects_more_than_a_million_steps)
     cr_assert_eq(w.nsteps, FIKIT_SIM_MAX_STEPS);
     fikit_sim_workload_free(&w);
     free(t);
-}
-
-static char dir[64];
-
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/fikit-test-simwl-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "chmod -R u+w %s; rm -rf %s", dir, dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 static void same(const struct fikit_sim_workload *a, const struct fikit_sim_workload *b)
