@@ -88,9 +88,7 @@ int fikit_cmd_calibrate(int argc, char **argv)
         FIKIT_OPT("config", 'c', &config), FIKIT_OPT("backend", 'b', &backend),
         FIKIT_OPT("substrate", 's', &substrate), FIKIT_OPT("rounds", 'r', &rounds_arg),
         FIKIT_FLAG("dry-run", 'n', &dry), {0}};
-    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
-    if (done >= 0)
-        return done;
+    int first = fikit_tool_options(argc, argv, opts, usage);
     int rounds = rounds_arg ? atoi(rounds_arg) : 200;
     if (first != argc || rounds < 5 || (backend && strcmp(backend, "cuda") && strcmp(backend, "opencl")) ||
         (substrate && strcmp(substrate, "timeslice") && strcmp(substrate, "mps"))) {

@@ -80,9 +80,7 @@ int fikit_cmd_config(int argc, char **argv)
 {
     const char *path = NULL;
     const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &path), {0}};
-    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
-    if (done >= 0)
-        return done;
+    int first = fikit_tool_options(argc, argv, opts, usage);
     if (first != argc) {
         usage(stderr);
         return 2;

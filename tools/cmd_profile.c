@@ -118,9 +118,7 @@ int fikit_cmd_profile(int argc, char **argv)
     const char *action = argv[1];
     argc--;
     argv++;
-    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
-    if (done >= 0)
-        return done;
+    int first = fikit_tool_options(argc, argv, opts, usage);
     int top = top_arg ? atoi(top_arg) : 20;
     if (first + 1 != argc) {
         fprintf(stderr, "fikit profile %s: expected one TASK\n\n", action);

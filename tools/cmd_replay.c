@@ -64,9 +64,7 @@ int fikit_cmd_replay(int argc, char **argv)
         FIKIT_OPT("substrate-cost", 's', &cost), FIKIT_OPT("margin", 'm', &margin),
         FIKIT_OPT("gap-confidence", 'g', &conf), FIKIT_OPT("idle-after", 'i', &idle),
         FIKIT_FLAG("quiet", 'q', &quiet), {0}};
-    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
-    if (done >= 0)
-        return done;
+    int first = fikit_tool_options(argc, argv, opts, usage);
     if (first != argc - 1) {
         fprintf(stderr, "fikit replay: expected one TIMELINE file\n\n");
         usage(stderr);

@@ -217,9 +217,7 @@ int fikit_cmd_sim(int argc, char **argv)
         FIKIT_FLAG("mps-client-priority", OPT_PRIO, &mps_prio),
         FIKIT_OPT("trace", OPT_TRACE, &trace_path), FIKIT_OPT("trace-ms", OPT_TRACE_MS, &trace_ms_arg),
         {0}};
-    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
-    if (done >= 0)
-        return done;
+    int first = fikit_tool_options(argc, argv, opts, usage);
     double load = 0.5;
     if (load_arg) {
         char *end;

@@ -87,9 +87,7 @@ int fikit_cmd_status(int argc, char **argv)
     const char *config = NULL, *sock = NULL;
     const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &config),
                                           FIKIT_OPT("socket", 's', &sock), {0}};
-    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
-    if (done >= 0)
-        return done;
+    fikit_tool_options(argc, argv, opts, usage); /* status takes no operands; extra ones are ignored */
     int fd = fikit_tool_connect("status", config, sock);
     if (fd < 0)
         return 1;

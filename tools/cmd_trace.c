@@ -217,9 +217,7 @@ int fikit_cmd_trace(int argc, char **argv)
     const struct fikit_tool_opt opts[] = {
         FIKIT_OPT("config", 'c', &config), FIKIT_OPT("socket", 's', &sock),
         FIKIT_OPT("output", 'o', &out), FIKIT_OPT("seconds", 't', &seconds_arg), {0}};
-    int first, done = fikit_tool_options(argc, argv, opts, usage, &first);
-    if (done >= 0)
-        return done;
+    int first = fikit_tool_options(argc, argv, opts, usage);
     double seconds = seconds_arg ? atof(seconds_arg) : 10;
     if (first != argc - 1) {
         usage(stderr);

@@ -2,11 +2,12 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #define MAX_OPTS 32
 
 int fikit_tool_options(int argc, char **argv, const struct fikit_tool_opt *opts,
-                       void (*usage)(FILE *), int *first)
+                       void (*usage)(FILE *))
 {
     struct option longs[MAX_OPTS + 2];
     char shorts[3 * MAX_OPTS + 2];
@@ -29,20 +30,19 @@ int fikit_tool_options(int argc, char **argv, const struct fikit_tool_opt *opts,
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         if (c == 'h') {
             usage(stdout);
-            return 0;
+            exit(0);
         }
         size_t i = 0;
         while (i < n && opts[i].key != c)
             i++;
         if (i == n) {
             usage(stderr);
-            return 2;
+            exit(2);
         }
         if (opts[i].str)
             *opts[i].str = optarg;
         else
             *opts[i].flag = true;
     }
-    *first = optind;
-    return -1;
+    return optind;
 }

@@ -21,11 +21,11 @@ struct fikit_tool_opt {
 #define FIKIT_OPT(name, key, str) {(name), (key), (str), NULL}
 #define FIKIT_FLAG(name, key, flag) {(name), (key), NULL, (flag)}
 
-/* Parses argv (argv[0] the subcommand) against opts and --help. Returns -1
- * to go on, with *first the index of the first operand; else the exit
- * status after printing usage: 0 for --help (to stdout), 2 for an unknown
- * option or a missing argument (to stderr). */
+/* Parses argv (argv[0] the subcommand) against opts and --help, and
+ * returns the index of the first operand. --help prints usage to stdout and
+ * exits 0; an unknown option or a missing argument prints it to stderr and
+ * exits 2 (the exit status of every command's usage error). */
 int fikit_tool_options(int argc, char **argv, const struct fikit_tool_opt *opts,
-                       void (*usage)(FILE *), int *first);
+                       void (*usage)(FILE *));
 
 #endif
