@@ -342,8 +342,7 @@ Test(sched, middle_level_fills_before_it_runs_freely)
 
 Test(sched, removed_task_drops_its_requests_and_protection)
 {
-    serve_and_batch(FIKIT_POLICY_FILL, 9);
-    fikit_sched_add_task(&S, 3, 300, "batch2", 9);
+    serve_and_two("batch", 9, "batch2", 9);
     launch(1, 0, 10 * MS, 0);
     hold(2, 1, 1, 10 * US, 0);
     hold(3, 2, 1, 10 * US, 0);
@@ -395,8 +394,7 @@ Test(sched, release_all_empties_the_queue)
 
 Test(sched, dead_grantee_frees_its_reservation_at_once)
 {
-    serve_and_batch(FIKIT_POLICY_FILL, 9);
-    fikit_sched_add_task(&S, 3, 300, "batch2", 9);
+    serve_and_two("batch", 9, "batch2", 9);
     launch(1, 0, 10 * US, 300 * US);
     hold(2, 1, 1, 250 * US, 0);
     hold(3, 2, 1, 200 * US, 0);
