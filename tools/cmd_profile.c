@@ -101,6 +101,12 @@ static int show_one(const char *path, int top)
     return 0;
 }
 
+static int is_profile(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return n > 8 && strcmp(e->d_name + n - 8, ".profile") == 0;
+}
+
 int fikit_cmd_profile(int argc, char **argv)
 {
     const char *config = NULL, *top_arg = NULL;
@@ -136,24 +142,21 @@ int fikit_cmd_profile(int argc, char **argv)
         printf("%s\n", tdir);
         return 0;
     }
-    DIR *dp = opendir(tdir);
-    if (!dp) {
+    /* One profile per device model, in name order. */
+    struct dirent **files;
+    int shown = scandir(tdir, &files, is_profile, alphasort), rc = 0;
+    if (shown < 0) {
         fprintf(stderr, "fikit profile: task %s has no profiles (%s: no such directory); measure "
                         "it with: fikit-launch --task %s --measure -- PROGRAM\n", task, tdir, task);
         return 1;
     }
-    int shown = 0, rc = 0;
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        size_t n = strlen(e->d_name);
-        if (n < 9 || strcmp(e->d_name + n - 8, ".profile"))
-            continue;
+    for (int i = 0; i < shown; i++) {
         char path[4500];
-        snprintf(path, sizeof path, "%s/%s", tdir, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", tdir, files[i]->d_name);
         rc |= show_one(path, top);
-        shown++;
+        free(files[i]);
     }
-    closedir(dp);
+    free(files);
     if (!shown) {
         fprintf(stderr, "fikit profile: no profiles in %s\n", tdir);
         return 1;
