@@ -38,15 +38,36 @@ static void kernel_label(FILE *f, fikit_trace_namer namer, void *ctx, int slot, 
     json_string(f, name);
 }
 
-/* An instant event on e's task, up to its args' key: the caller writes the
- * other args and closes it with "}}". */
-static void instant(FILE *f, int *first, const char *name, const char *cat, int dev,
-                    const struct fikit_trace_event *e)
+/* The events drawn as an instant on their task's track: name, category,
+ * and the args after the key, in microseconds from e->a, e->b, e->c. */
+static const struct instant {
+    uint16_t type;
+    const char *name, *cat, *args[3];
+} instants[] = {
+    {FIKIT_TRACE_HOLD, "hold", "hold", {"predicted_us"}},
+    {FIKIT_TRACE_GAP, "gap seen", "measure", {"seen_us", "predicted_us", "predicted_p50_us"}},
+    {FIKIT_TRACE_KERNEL, "kernel measured", "measure", {"duration_us"}},
+    {FIKIT_TRACE_FILL, "filled a gap", "fill", {"room_us", "predicted_us"}},
+};
+
+/* Writes e if it is an instant event; false if it is not one. */
+static bool write_instant(FILE *f, int *first, int dev, const struct fikit_trace_event *e)
 {
-    sep(f, first);
-    fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
-               "\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\"",
-            name, cat, dev, e->slot, us(e->t_ns), e->key);
+    for (size_t i = 0; i < sizeof instants / sizeof instants[0]; i++) {
+        const struct instant *in = &instants[i];
+        if (in->type != e->type)
+            continue;
+        sep(f, first);
+        fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
+                   "\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\"",
+                in->name, in->cat, dev, e->slot, us(e->t_ns), e->key);
+        const uint64_t v[3] = {e->a, e->b, e->c};
+        for (int j = 0; j < 3 && in->args[j]; j++)
+            fprintf(f, ",\"%s\":%.3f", in->args[j], us(v[j]));
+        fputs("}}", f);
+        return true;
+    }
+    return false;
 }
 
 size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
@@ -96,10 +117,6 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                 written++;
             }
             break;
-        case FIKIT_TRACE_HOLD:
-            instant(f, first, "hold", "hold", dev, e);
-            fprintf(f, ",\"predicted_us\":%.3f}}", us(e->a));
-            break;
         case FIKIT_TRACE_GRANT:
             sep(f, first);
             fprintf(f, "{\"name\":\"held (%s)\",\"cat\":\"grant\",\"ph\":\"X\",\"pid\":%d,"
@@ -110,19 +127,6 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                     us(e->c), e->t_ns > e->c ? us(e->t_ns - e->c) : 0.0, e->key,
                     fikit_grant_reason_name(e->reason & ~FIKIT_TRACE_GRANT_WOKEN), us(e->a), us(e->b),
                     e->reason & FIKIT_TRACE_GRANT_WOKEN ? "true" : "false");
-            break;
-        case FIKIT_TRACE_GAP:
-            instant(f, first, "gap seen", "measure", dev, e);
-            fprintf(f, ",\"seen_us\":%.3f,\"predicted_us\":%.3f,\"predicted_p50_us\":%.3f}}", us(e->a),
-                    us(e->b), us(e->c));
-            break;
-        case FIKIT_TRACE_KERNEL:
-            instant(f, first, "kernel measured", "measure", dev, e);
-            fprintf(f, ",\"duration_us\":%.3f}}", us(e->a));
-            break;
-        case FIKIT_TRACE_FILL:
-            instant(f, first, "filled a gap", "fill", dev, e);
-            fprintf(f, ",\"room_us\":%.3f,\"predicted_us\":%.3f}}", us(e->a), us(e->b));
             break;
         case FIKIT_TRACE_PACE:
             sep(f, first);
@@ -135,7 +139,8 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                     us(e->t_ns > e->b ? e->t_ns - e->b : 0), us(e->b), us(e->a), e->a ? "false" : "true");
             break;
         default:
-            continue; /* a type this fikit does not know: nothing written */
+            if (!write_instant(f, first, dev, e))
+                continue; /* a type this fikit does not know: nothing written */
         }
         written++;
     }
