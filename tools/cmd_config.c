@@ -55,10 +55,15 @@ static void note(const struct fikit_config *cfg, const char *key, const char *va
     } else if (!strcmp(key, "socket_group") && is_auto) {
         snprintf(buf, len, " (%s)", geteuid() == 0 ? "fikit as root, if it exists"
                                                    : "none: only this user");
-    } else if (is_auto && ((!strcmp(key, "socket") && !fikit_config_socket_path(cfg, path, sizeof path)) ||
-                           (!strcmp(key, "state_dir") && !fikit_config_state_dir(cfg, path, sizeof path)) ||
-                           (!strcmp(key, "profile_dir") && !fikit_config_profile_dir(cfg, path, sizeof path)))) {
-        snprintf(buf, len, " (%s)", path);
+    } else if (is_auto) {
+        /* An auto path: where it points here. */
+        int (*where)(const struct fikit_config *, char *, size_t) =
+            !strcmp(key, "socket")      ? fikit_config_socket_path
+            : !strcmp(key, "state_dir") ? fikit_config_state_dir
+            : !strcmp(key, "profile_dir") ? fikit_config_profile_dir
+                                          : NULL;
+        if (where && where(cfg, path, sizeof path) == 0)
+            snprintf(buf, len, " (%s)", path);
     }
 }
 
