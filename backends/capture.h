@@ -4,6 +4,8 @@
 #ifndef FIKIT_BACKENDS_CAPTURE_H
 #define FIKIT_BACKENDS_CAPTURE_H
 
+#include "backends/backend.h"
+
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -36,5 +38,24 @@ static inline bool fikit_captures_any(struct fikit_captures *c)
 {
     return atomic_load_explicit(&c->open, memory_order_relaxed) > 0;
 }
+
+/* For an API that reports a stream's capture status through an out
+ * argument, as CUDA's driver and HIP's runtime do: api is the backend's
+ * table (StreamIsCapturing, which may be NULL), ok its success status and
+ * none the status of a stream not capturing. Defines the count
+ * `captures` (the capture hooks keep it) and the ops captures_open and
+ * stream_capturing over them, once for both. */
+#define FIKIT_CAPTURES_OVER(api, captures, stream_t, status_t, ok, none)                          \
+    struct fikit_captures captures;                                                                \
+    static bool captures_open(void) { return fikit_captures_any(&(captures)); }                    \
+    static bool stream_capturing(const struct fikit_launch_desc *l)                                \
+    {                                                                                              \
+        status_t st = (none);                                                                      \
+        if (!api.StreamIsCapturing || api.StreamIsCapturing((stream_t)l->stream, &st) != (ok))     \
+            return false;                                                                          \
+        return st != (none);                                                                       \
+    }
+
+#define FIKIT_CAPTURES_OPS .captures_open = captures_open, .stream_capturing = stream_capturing
 
 #endif

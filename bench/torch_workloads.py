@@ -134,16 +134,14 @@ def serve(a):
 stop = False
 
 
-def train(a):
-    global stop
-    signal.signal(signal.SIGTERM, lambda *_: globals().__setitem__("stop", True))
-    torch.manual_seed(0)
-    m = torchvision.models.resnet50(weights=None)
-    loaded(a)
-    m = m.cuda().train()
+def sgd_trainer(m, batch):
+    """The training step of this train and of multigpu/ddp_train.py: SGD
+    with momentum on one random batch of ImageNet-sized images, cross-entropy
+    loss. Warms up with three steps and synchronizes; returns the step and
+    the last warm-up step's loss."""
     opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
-    x = torch.randn(a.batch, 3, 224, 224, device="cuda")
-    y = torch.randint(0, 1000, (a.batch,), device="cuda")
+    x = torch.randn(batch, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (batch,), device="cuda")
     loss_fn = nn.CrossEntropyLoss()
 
     def step():
@@ -156,6 +154,17 @@ def train(a):
     for _ in range(3):
         loss = step()
     torch.cuda.synchronize()
+    return step, loss
+
+
+def train(a):
+    global stop
+    signal.signal(signal.SIGTERM, lambda *_: globals().__setitem__("stop", True))
+    torch.manual_seed(0)
+    m = torchvision.models.resnet50(weights=None)
+    loaded(a)
+    m = m.cuda().train()
+    step, loss = sgd_trainer(m, a.batch)
     ready(a)
     n, start = 0, time.monotonic()
     progress = [(start, 0)]

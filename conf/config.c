@@ -240,6 +240,43 @@ void fikit_conf_accepted(const struct fikit_conf_key *k, bool ini, char *buf, si
     }
 }
 
+void fikit_conf_value(const struct fikit_conf_key *k, const void *base, char *buf, size_t len)
+{
+    const char *p = (const char *)base + k->off;
+    uint64_t v = 0;
+    if (k->type == FIKIT_CONF_ENUM || k->type == FIKIT_CONF_UINT) {
+        uint32_t v32;
+        if (k->size == sizeof v32)
+            memcpy(&v32, p, sizeof v32), v = v32;
+        else
+            memcpy(&v, p, sizeof v);
+    }
+    switch (k->type) {
+    case FIKIT_CONF_ENUM: /* its words are other spellings: the name is the value */
+        snprintf(buf, len, "%s", v < (uint64_t)k->nnames ? k->name((int)v) : "?");
+        return;
+    case FIKIT_CONF_UINT:
+        for (int i = 0; i < 2 && k->words[i].word; i++) {
+            if (v == k->words[i].value) {
+                snprintf(buf, len, "%s", k->words[i].word);
+                return;
+            }
+        }
+        snprintf(buf, len, "%llu", (unsigned long long)(v / k->scale));
+        return;
+    case FIKIT_CONF_DOUBLE: {
+        double d;
+        memcpy(&d, p, sizeof d);
+        snprintf(buf, len, "%g", d);
+        return;
+    }
+    case FIKIT_CONF_PATH:
+    case FIKIT_CONF_GROUP:
+        snprintf(buf, len, "%s", p[0] ? p : k->words[0].word);
+        return;
+    }
+}
+
 /* -------------------------------------------------------------- defaults */
 
 bool fikit_task_name_valid(const char *name)
@@ -795,6 +832,42 @@ struct peer_ids {
     gid_t gid;
 };
 
+/* A lookup in the user or group database (getpwuid_r, getgrnam_r): its
+ * query, and where the answer goes. */
+struct db_query {
+    uid_t uid;
+    const char *group;
+    struct passwd pw, *pwp;
+    struct group gr, *grp;
+};
+
+static int lookup_user(struct db_query *q, char *buf, size_t len)
+{
+    return getpwuid_r(q->uid, &q->pw, buf, len, &q->pwp);
+}
+
+static int lookup_group(struct db_query *q, char *buf, size_t len)
+{
+    return getgrnam_r(q->group, &q->gr, buf, len, &q->grp);
+}
+
+/* Runs lookup with a buffer that grows while the answer does not fit
+ * (ERANGE) and hands the buffer back in *buf (the caller frees it): the
+ * lookup's 0 or errno, or -ENOMEM. */
+static int db_lookup(int (*lookup)(struct db_query *, char *, size_t), struct db_query *q, size_t len,
+                     char **buf)
+{
+    for (;;) {
+        if (!(*buf = malloc(len)))
+            return -ENOMEM;
+        int rc = lookup(q, *buf, len);
+        if (rc != ERANGE || len >= (1u << 24))
+            return rc;
+        free(*buf);
+        len *= 4;
+    }
+}
+
 /* Whether the peer is in the group: its primary group (from the kernel) or
  * a member in the group database. 1, 0, or -errno when the lookup failed
  * (no descriptor left, a network directory down): a guess would be wrong
@@ -802,29 +875,21 @@ struct peer_ids {
 static int peer_in_group(const char *name, void *arg)
 {
     const struct peer_ids *p = arg;
-    size_t len = 8192;
-    for (;;) {
-        char *buf = malloc(len);
-        if (!buf)
-            return -ENOMEM;
-        struct group gr, *grp = NULL;
-        int rc = getgrnam_r(name, &gr, buf, len, &grp);
-        if (rc == ERANGE && len < (1u << 24)) {
-            free(buf);
-            len *= 4;
-            continue;
-        }
-        int in = 0;
-        if (rc == 0 && grp) {
-            in = grp->gr_gid == p->gid;
-            for (char **m = grp->gr_mem; !in && p->user && *m; m++)
-                in = strcmp(*m, p->user) == 0;
-        } else if (rc != 0 && rc != ENOENT && rc != ESRCH) {
-            in = -rc;
-        }
-        free(buf);
-        return in;
+    struct db_query q = {.group = name};
+    char *buf;
+    int rc = db_lookup(lookup_group, &q, 8192, &buf);
+    if (rc == -ENOMEM)
+        return rc;
+    int in = 0;
+    if (rc == 0 && q.grp) {
+        in = q.grp->gr_gid == p->gid;
+        for (char **m = q.grp->gr_mem; !in && p->user && *m; m++)
+            in = strcmp(*m, p->user) == 0;
+    } else if (rc != 0 && rc != ENOENT && rc != ESRCH) {
+        in = -rc;
     }
+    free(buf);
+    return in;
 }
 
 int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid)
@@ -839,25 +904,17 @@ int fikit_config_max_priority(const struct fikit_config *c, uid_t uid, gid_t gid
     if (probe < 0)
         return -errno;
     close(probe);
-    size_t len = 4096;
-    for (;;) {
-        char *buf = malloc(len);
-        if (!buf)
-            return -ENOMEM;
-        struct passwd pw, *pwp = NULL;
-        int rc = getpwuid_r(uid, &pw, buf, len, &pwp);
-        if (rc == ERANGE && len < (1u << 24)) {
-            free(buf);
-            len *= 4;
-            continue;
-        }
-        if (rc != 0 && rc != ENOENT && rc != ESRCH) {
-            free(buf);
-            return -rc;
-        }
-        struct peer_ids ids = {.user = rc == 0 && pwp ? pwp->pw_name : NULL, .gid = gid};
-        int limit = fikit_config_limit_for(c, ids.user, peer_in_group, &ids);
+    struct db_query q = {.uid = uid};
+    char *buf;
+    int rc = db_lookup(lookup_user, &q, 4096, &buf);
+    if (rc == -ENOMEM)
+        return rc;
+    if (rc != 0 && rc != ENOENT && rc != ESRCH) {
         free(buf);
-        return limit;
+        return -rc;
     }
+    struct peer_ids ids = {.user = rc == 0 && q.pwp ? q.pwp->pw_name : NULL, .gid = gid};
+    int limit = fikit_config_limit_for(c, ids.user, peer_in_group, &ids);
+    free(buf);
+    return limit;
 }

@@ -121,9 +121,10 @@ struct fikit_config {
 /* ------------------------------------------------------------ the keys
  * Every key of fikit.ini is one row of a table (conf/config.c, Redis-style):
  * its section, type, bounds, default, enum names and where it is stored. The
- * parser, the defaults, the "accepted:" of every error and the "Accepted:"
+ * parser, the defaults, the "accepted:" of every error, the "Accepted:"
  * and "Default:" lines of conf/fikit.ini's comments (checked by
- * unit.config) all come from that row: adding a key is adding a row. */
+ * unit.config) and what `fikit config` prints all come from that row:
+ * adding a key is adding a row. */
 
 enum fikit_conf_type {
     FIKIT_CONF_ENUM,   /* one of names */
@@ -162,6 +163,10 @@ extern const size_t fikit_conf_nsections;
 /* What a key accepts: as an error message says it (ini = false: "an integer
  * from 0 to 9") or as conf/fikit.ini's comments do (ini = true: "0..9"). */
 void fikit_conf_accepted(const struct fikit_conf_key *k, bool ini, char *buf, size_t len);
+/* The value of k's field in base (a struct fikit_config, fikit_task_conf
+ * or fikit_limit, as the row says) as fikit.ini writes it: "auto", "20",
+ * "0.3", "beside", a path. Loading what it writes gives the same field. */
+void fikit_conf_value(const struct fikit_conf_key *k, const void *base, char *buf, size_t len);
 /* Whether name is what pattern names: itself, or for "X.NAME", any "X.". */
 bool fikit_conf_name_matches(const char *pattern, const char *name);
 

@@ -1,5 +1,7 @@
 #include "core/calibration.h"
 
+#include "core/file.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,16 +57,15 @@ int fikit_calibration_get(const char *state_dir, const char *substrate, const ch
 int fikit_calibration_put(const char *state_dir, const char *substrate, const char *model,
                           int64_t cost_ns, struct fikit_err *err)
 {
-    char path[PATH_MAX], tmp[PATH_MAX + 8], want[512], line[1024];
+    char path[PATH_MAX], want[512], line[1024];
     snprintf(path, sizeof path, "%s/calibration", state_dir);
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     escape(want, sizeof want, model);
     mkdir(state_dir, 0755);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return fikit_err_set(err, -errno, "cannot write %s: %s", path, strerror(errno));
-    fchmod(fd, 0644);
-    FILE *out = fdopen(fd, "w");
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *out = open_memstream(&text, &text_len);
+    if (!out)
+        return fikit_err_set(err, -ENOMEM, "cannot write %s: out of memory", path);
     fprintf(out, "fikit-calibration 1\n# substrate device-model switch-cost-ns measured (fikit calibrate)\n");
     FILE *in = fopen(path, "re");
     if (in) {
@@ -82,16 +83,9 @@ int fikit_calibration_put(const char *state_dir, const char *substrate, const ch
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fprintf(out, "%s %s %" PRId64 " %s\n", substrate, want, cost_ns, when);
-    int rc = 0;
-    if (fflush(out) != 0 || fsync(fileno(out)) != 0)
-        rc = -errno;
-    if (fclose(out) != 0 && !rc)
-        rc = -errno;
-    if (!rc && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc) {
-        unlink(tmp);
+    int rc = fclose(out) != 0 || !text ? -ENOMEM : fikit_file_replace(path, text, text_len);
+    free(text);
+    if (rc)
         return fikit_err_set(err, rc, "cannot write %s: %s", path, strerror(-rc));
-    }
     return 0;
 }

@@ -1,5 +1,6 @@
 #include "core/profile.h"
 
+#include "core/file.h"
 #include "core/sketch.h"
 
 #include <ctype.h>
@@ -127,21 +128,6 @@ static int mkdir_parents(char *path)
     return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
                        const struct fikit_measure_store *st, struct fikit_err *err)
 {
@@ -214,40 +200,25 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
         return fikit_err_set(err, rc, "cannot create the directory of %s: %s", path,
                              strerror(-rc));
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        rc = -errno;
-        free(text);
-        return fikit_err_set(err, rc, "cannot write %s: %s; the previous profile is kept",
-                             path, strerror(-rc));
-    }
-    fchmod(fd, 0644);
-    rc = write_all(fd, text, text_len);
+    rc = fikit_file_replace(path, text, text_len);
     free(text);
-    if (!rc && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && !rc)
-        rc = -errno;
-    if (!rc && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc) {
-        unlink(tmp);
+    if (rc)
         return fikit_err_set(err, rc, "cannot write %s: %s; the previous profile is kept", path,
                              strerror(-rc));
-    }
-    /* Make the rename itself durable. */
-    snprintf(dirbuf, sizeof dirbuf, "%s", path);
-    int dfd = open(dirname(dirbuf), O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
     return 0;
 }
 
 /* --------------------------------------------------------------- loading */
+
+/* Unescapes field into out (len bytes); false if it is not a valid
+ * escaped name or does not fit. */
+static bool take_name(char *out, size_t len, char *field)
+{
+    if (unescape(field) || strlen(field) >= len)
+        return false;
+    strcpy(out, field);
+    return true;
+}
 
 struct loader {
     const char *path;
@@ -409,18 +380,16 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
             continue;
         }
         if (strcmp(f[0], "task") == 0 && n == 2) {
-            if (unescape(f[1]) || strlen(f[1]) >= sizeof meta->task) {
+            if (!take_name(meta->task, sizeof meta->task, f[1])) {
                 rc = FAIL(L, -EINVAL, "bad task name");
                 break;
             }
-            strcpy(meta->task, f[1]);
             have_task = 1;
         } else if (strcmp(f[0], "device-model") == 0 && n == 2) {
-            if (unescape(f[1]) || strlen(f[1]) >= sizeof meta->device_model) {
+            if (!take_name(meta->device_model, sizeof meta->device_model, f[1])) {
                 rc = FAIL(L, -EINVAL, "bad device model");
                 break;
             }
-            strcpy(meta->device_model, f[1]);
             have_model = 1;
         } else if (strcmp(f[0], "backend") == 0 && n == 2) {
             meta->backend = fikit_backend_kind_parse(f[1]);
@@ -528,26 +497,37 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
     return 0;
 }
 
+/* Reads fp (closed here) into tmp, which it initialises; on failure tmp
+ * is destroyed already and err says why. */
+static int load_stream(const char *path, FILE *fp, struct fikit_profile_meta *m,
+                       struct fikit_measure_store *tmp, struct fikit_err *err)
+{
+    int rc = fikit_measure_init(tmp);
+    if (rc) {
+        fclose(fp);
+        return fikit_err_set(err, rc, "%s: out of memory", path);
+    }
+    struct loader L = {.path = path, .line = 0, .err = err};
+    rc = load_into(&L, fp, m, tmp);
+    fclose(fp);
+    if (rc)
+        fikit_measure_destroy(tmp);
+    return rc;
+}
+
 int fikit_profile_check_text(const char *path, const char *text, size_t len, struct fikit_err *err)
 {
     FILE *fp = fmemopen((void *)text, len, "r");
     if (!fp)
         return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
     struct fikit_measure_store tmp;
-    int rc = fikit_measure_init(&tmp);
-    if (rc) {
-        fclose(fp);
-        return fikit_err_set(err, rc, "%s: out of memory", path);
-    }
     struct fikit_profile_meta m = {0};
     struct fikit_err why;
-    struct loader L = {.path = path, .line = 0, .err = &why};
-    rc = load_into(&L, fp, &m, &tmp);
-    fclose(fp);
-    fikit_measure_destroy(&tmp);
+    int rc = load_stream(path, fp, &m, &tmp, &why);
     if (rc)
         return fikit_err_set(err, rc, "not writing a profile that would not load (%s); the previous "
                                       "profile is kept", why.msg);
+    fikit_measure_destroy(&tmp);
     return 0;
 }
 
@@ -560,25 +540,18 @@ int fikit_profile_load(const char *path, struct fikit_profile_meta *meta,
         return fikit_err_set(err, -e, "%s: %s", path, strerror(e));
     }
     struct fikit_measure_store tmp;
-    int rc = fikit_measure_init(&tmp);
-    if (rc) {
-        fclose(fp);
-        return fikit_err_set(err, rc, "%s: out of memory", path);
-    }
     struct fikit_profile_meta m = {0};
-    struct loader L = {.path = path, .line = 0, .err = err};
-    rc = load_into(&L, fp, &m, &tmp);
-    fclose(fp);
-    if (rc == 0) {
-        rc = fikit_measure_merge(out, &tmp);
-        if (rc > 0) {
-            fikit_err_set(err, 0, "%s: %d kernels skipped: their keys name other kernels already "
-                                  "known", path, rc);
-            rc = 0;
-        }
-        if (rc == 0 && meta)
-            *meta = m;
+    int rc = load_stream(path, fp, &m, &tmp, err);
+    if (rc)
+        return rc;
+    rc = fikit_measure_merge(out, &tmp);
+    if (rc > 0) {
+        fikit_err_set(err, 0, "%s: %d kernels skipped: their keys name other kernels already known",
+                      path, rc);
+        rc = 0;
     }
+    if (rc == 0 && meta)
+        *meta = m;
     fikit_measure_destroy(&tmp);
     return rc;
 }

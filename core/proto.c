@@ -8,29 +8,63 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-size_t fikit_proto_payload_size(uint16_t type)
+/* Every message: its type, its payload's size, and the fixed-size strings
+ * in it, each of which must end within its field. */
+struct msg_kind {
+    uint16_t type;
+    size_t size;
+    struct {
+        size_t off, len; /* len 0: no more strings */
+    } str[3];
+};
+
+#define EMPTY(TYPE) {FIKIT_MSG_##TYPE, 0, {{0, 0}}}
+#define PAYLOAD(TYPE, name, ...) {FIKIT_MSG_##TYPE, sizeof(struct fikit_msg_##name), {__VA_ARGS__}}
+#define STR(name, field)                                                                           \
+    {offsetof(struct fikit_msg_##name, field), sizeof(((struct fikit_msg_##name *)0)->field)}
+#define NO_STR {0, 0}
+
+static const struct msg_kind kinds[] = {
+    EMPTY(HELLO),
+    PAYLOAD(HELLO_OK, hello_ok, STR(hello_ok, version), STR(hello_ok, config)),
+    PAYLOAD(REGISTER, register, STR(register, task), STR(register, device_key),
+            STR(register, device_model)),
+    PAYLOAD(REGISTER_OK, register_ok, NO_STR),
+    PAYLOAD(ERROR, error, STR(error, text)),
+    EMPTY(STATUS),
+    PAYLOAD(STATUS_DEVICE, status_device, STR(status_device, key), STR(status_device, model)),
+    PAYLOAD(STATUS_TASK, status_task, STR(status_task, name)),
+    EMPTY(END),
+    PAYLOAD(TRACE_CTL, trace_ctl, NO_STR),
+    EMPTY(TRACE_DUMP),
+    PAYLOAD(TRACE_TASK, trace_task, STR(trace_task, name), STR(trace_task, device_model)),
+    PAYLOAD(TRACE_EVENTS, trace_events, NO_STR),
+    EMPTY(OK),
+    PAYLOAD(ATTEST, attest, STR(attest, task), STR(attest, origin)),
+};
+
+static const struct msg_kind *kind_of(uint16_t type)
 {
-    switch (type) {
-    case FIKIT_MSG_HELLO: return 0;
-    case FIKIT_MSG_HELLO_OK: return sizeof(struct fikit_msg_hello_ok);
-    case FIKIT_MSG_REGISTER: return sizeof(struct fikit_msg_register);
-    case FIKIT_MSG_REGISTER_OK: return sizeof(struct fikit_msg_register_ok);
-    case FIKIT_MSG_ERROR: return sizeof(struct fikit_msg_error);
-    case FIKIT_MSG_STATUS: return 0;
-    case FIKIT_MSG_STATUS_DEVICE: return sizeof(struct fikit_msg_status_device);
-    case FIKIT_MSG_STATUS_TASK: return sizeof(struct fikit_msg_status_task);
-    case FIKIT_MSG_END: return 0;
-    case FIKIT_MSG_TRACE_CTL: return sizeof(struct fikit_msg_trace_ctl);
-    case FIKIT_MSG_TRACE_DUMP: return 0;
-    case FIKIT_MSG_TRACE_TASK: return sizeof(struct fikit_msg_trace_task);
-    case FIKIT_MSG_TRACE_EVENTS: return sizeof(struct fikit_msg_trace_events);
-    case FIKIT_MSG_OK: return 0;
-    case FIKIT_MSG_ATTEST: return sizeof(struct fikit_msg_attest);
-    default: return SIZE_MAX;
-    }
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].type == type)
+            return &kinds[i];
+    return NULL;
 }
 
-static int terminated(const char *s, size_t cap) { return memchr(s, '\0', cap) != NULL; }
+size_t fikit_proto_payload_size(uint16_t type)
+{
+    const struct msg_kind *k = kind_of(type);
+    return k ? k->size : SIZE_MAX;
+}
+
+/* Whether every string of the payload p of kind k ends within its field. */
+static bool strings_terminated(const struct msg_kind *k, const char *p)
+{
+    for (int i = 0; i < 3 && k->str[i].len; i++)
+        if (!memchr(p + k->str[i].off, '\0', k->str[i].len))
+            return false;
+    return true;
+}
 
 bool fikit_proto_task_name_ok(const char *s)
 {
@@ -70,24 +104,17 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
         REJECT("bad magic");
     if (h.version != FIKIT_PROTO_VERSION)
         REJECT("other protocol version");
-    size_t want = fikit_proto_payload_size(h.type);
-    if (want == SIZE_MAX)
+    const struct msg_kind *k = kind_of(h.type);
+    if (!k)
         REJECT("unknown message type");
-    if (h.len != len - sizeof h || h.len != want)
+    if (h.len != len - sizeof h || h.len != k->size)
         REJECT("payload size does not match the type");
     const char *p = (const char *)buf + sizeof h;
+    if (!strings_terminated(k, p))
+        REJECT("unterminated string");
     switch (h.type) {
-    case FIKIT_MSG_HELLO_OK: {
-        const struct fikit_msg_hello_ok *m = (const void *)p;
-        if (!terminated(m->version, sizeof m->version) || !terminated(m->config, sizeof m->config))
-            REJECT("unterminated string");
-        break;
-    }
     case FIKIT_MSG_REGISTER: {
         const struct fikit_msg_register *m = (const void *)p;
-        if (!terminated(m->task, sizeof m->task) || !terminated(m->device_key, sizeof m->device_key) ||
-            !terminated(m->device_model, sizeof m->device_model))
-            REJECT("unterminated string");
         if (m->task[0] == '\0' || m->device_key[0] == '\0')
             REJECT("empty task or device");
         if (!fikit_proto_task_name_ok(m->task))
@@ -112,35 +139,14 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
     }
     case FIKIT_MSG_ERROR: {
         const struct fikit_msg_error *m = (const void *)p;
-        if (!terminated(m->text, sizeof m->text))
-            REJECT("unterminated string");
         if (m->code >= 0)
             REJECT("error without an error code");
-        break;
-    }
-    case FIKIT_MSG_STATUS_DEVICE: {
-        const struct fikit_msg_status_device *m = (const void *)p;
-        if (!terminated(m->key, sizeof m->key) || !terminated(m->model, sizeof m->model))
-            REJECT("unterminated string");
-        break;
-    }
-    case FIKIT_MSG_STATUS_TASK: {
-        const struct fikit_msg_status_task *m = (const void *)p;
-        if (!terminated(m->name, sizeof m->name))
-            REJECT("unterminated string");
         break;
     }
     case FIKIT_MSG_TRACE_CTL: {
         const struct fikit_msg_trace_ctl *m = (const void *)p;
         if (m->op > FIKIT_TRACE_START)
             REJECT("unknown trace operation");
-        break;
-    }
-    case FIKIT_MSG_TRACE_TASK: {
-        const struct fikit_msg_trace_task *m = (const void *)p;
-        if (!terminated(m->name, sizeof m->name) ||
-            !terminated(m->device_model, sizeof m->device_model))
-            REJECT("unterminated string");
         break;
     }
     case FIKIT_MSG_TRACE_EVENTS: {
@@ -151,8 +157,6 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
     }
     case FIKIT_MSG_ATTEST: {
         const struct fikit_msg_attest *m = (const void *)p;
-        if (!terminated(m->task, sizeof m->task) || !terminated(m->origin, sizeof m->origin))
-            REJECT("unterminated string");
         if (!fikit_proto_task_name_ok(m->task))
             REJECT("bad task name (accepted: 1 to 63 of A-Z a-z 0-9 _ . -)");
         if (!printable(m->origin))

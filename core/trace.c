@@ -38,6 +38,38 @@ static void kernel_label(FILE *f, fikit_trace_namer namer, void *ctx, int slot, 
     json_string(f, name);
 }
 
+/* The events drawn as an instant on their task's track: name, category,
+ * and the args after the key, in microseconds from e->a, e->b, e->c. */
+static const struct instant {
+    uint16_t type;
+    const char *name, *cat, *args[3];
+} instants[] = {
+    {FIKIT_TRACE_HOLD, "hold", "hold", {"predicted_us"}},
+    {FIKIT_TRACE_GAP, "gap seen", "measure", {"seen_us", "predicted_us", "predicted_p50_us"}},
+    {FIKIT_TRACE_KERNEL, "kernel measured", "measure", {"duration_us"}},
+    {FIKIT_TRACE_FILL, "filled a gap", "fill", {"room_us", "predicted_us"}},
+};
+
+/* Writes e if it is an instant event; false if it is not one. */
+static bool write_instant(FILE *f, int *first, int dev, const struct fikit_trace_event *e)
+{
+    for (size_t i = 0; i < sizeof instants / sizeof instants[0]; i++) {
+        const struct instant *in = &instants[i];
+        if (in->type != e->type)
+            continue;
+        sep(f, first);
+        fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
+                   "\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\"",
+                in->name, in->cat, dev, e->slot, us(e->t_ns), e->key);
+        const uint64_t v[3] = {e->a, e->b, e->c};
+        for (int j = 0; j < 3 && in->args[j]; j++)
+            fprintf(f, ",\"%s\":%.3f", in->args[j], us(v[j]));
+        fputs("}}", f);
+        return true;
+    }
+    return false;
+}
+
 size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                               const struct fikit_trace_event *ev, size_t n,
                               const struct fikit_trace_task *tasks, size_t ntasks,
@@ -77,7 +109,6 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                        "\"predicted_gap_us\":%.3f}}",
                     dev, e->slot, us(e->t_ns), e->a > e->t_ns ? us(e->a - e->t_ns) : 0.0, e->key,
                     e->level, us(e->b));
-            written++;
             if (e->b) {
                 sep(f, first);
                 fprintf(f, "{\"name\":\"predicted gap\",\"cat\":\"gap\",\"ph\":\"X\",\"pid\":%d,"
@@ -85,14 +116,6 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                         dev, e->slot, us(e->a > e->t_ns ? e->a : e->t_ns), us(e->b));
                 written++;
             }
-            break;
-        case FIKIT_TRACE_HOLD:
-            sep(f, first);
-            fprintf(f, "{\"name\":\"hold\",\"cat\":\"hold\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,"
-                       "\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"predicted_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, us(e->a));
-            written++;
             break;
         case FIKIT_TRACE_GRANT:
             sep(f, first);
@@ -104,31 +127,6 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                     us(e->c), e->t_ns > e->c ? us(e->t_ns - e->c) : 0.0, e->key,
                     fikit_grant_reason_name(e->reason & ~FIKIT_TRACE_GRANT_WOKEN), us(e->a), us(e->b),
                     e->reason & FIKIT_TRACE_GRANT_WOKEN ? "true" : "false");
-            written++;
-            break;
-        case FIKIT_TRACE_GAP:
-            sep(f, first);
-            fprintf(f, "{\"name\":\"gap seen\",\"cat\":\"measure\",\"ph\":\"i\",\"s\":\"t\","
-                       "\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"seen_us\":%.3f,\"predicted_us\":%.3f,\"predicted_p50_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, us(e->a), us(e->b), us(e->c));
-            written++;
-            break;
-        case FIKIT_TRACE_KERNEL:
-            sep(f, first);
-            fprintf(f, "{\"name\":\"kernel measured\",\"cat\":\"measure\",\"ph\":\"i\",\"s\":\"t\","
-                       "\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"duration_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, us(e->a));
-            written++;
-            break;
-        case FIKIT_TRACE_FILL:
-            sep(f, first);
-            fprintf(f, "{\"name\":\"filled a gap\",\"cat\":\"fill\",\"ph\":\"i\",\"s\":\"t\","
-                       "\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"args\":{\"key\":\"%016" PRIx64 "\","
-                       "\"room_us\":%.3f,\"predicted_us\":%.3f}}",
-                    dev, e->slot, us(e->t_ns), e->key, us(e->a), us(e->b));
-            written++;
             break;
         case FIKIT_TRACE_PACE:
             sep(f, first);
@@ -139,11 +137,12 @@ size_t fikit_trace_write_json(FILE *f, int dev, const char *device_name,
                        "\"guard\":%s}}",
                     e->a ? "paced" : "beside guard", dev, e->slot,
                     us(e->t_ns > e->b ? e->t_ns - e->b : 0), us(e->b), us(e->a), e->a ? "false" : "true");
-            written++;
             break;
         default:
-            break;
+            if (!write_instant(f, first, dev, e))
+                continue; /* a type this fikit does not know: nothing written */
         }
+        written++;
     }
     return written;
 }

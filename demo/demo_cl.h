@@ -8,6 +8,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "demo/check.h"
 #include "demo/demo.h"
 
 /* The kernels: "rounds", and the DEMO_LAYERS layers, all alike. */
@@ -26,14 +27,7 @@ static const char *demo_kernel_source =
     DEMO_KERNEL("layer11") DEMO_KERNEL("layer12") DEMO_KERNEL("layer13") DEMO_KERNEL("layer14")
     DEMO_KERNEL("layer15");
 
-#define DEMO_CHECK(call)                                                                          \
-    do {                                                                                           \
-        cl_int e_ = (call);                                                                        \
-        if (e_ != CL_SUCCESS) {                                                                    \
-            fprintf(stderr, "%s:%d: %s failed: OpenCL error %d\n", __FILE__, __LINE__, #call, e_); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define DEMO_CHECK(call) FIKIT_CHECK_CL(call)
 
 struct demo_cl {
     cl_platform_id platform;

@@ -92,6 +92,29 @@ static void base_setup(const struct fikit_sim_experiment *x, struct fikit_sim_se
     s->seed = x->seed;
 }
 
+/* Says what runs next, and starts its setup from the experiment's. */
+static void step(const struct fikit_sim_experiment *x, struct fikit_sim_setup *s, const char *what,
+                 void (*progress)(const char *what, void *user), void *user)
+{
+    if (progress)
+        progress(what, user);
+    base_setup(x, s);
+}
+
+/* Runs t alone under s, its kernels and gaps measured into prof (NULL: not
+ * measured), and counts the run's events in out. */
+static int run_alone(const struct fikit_sim_setup *s, struct fikit_sim_task *t,
+                     struct fikit_measure_store *prof, struct fikit_sim_result *r,
+                     struct fikit_sim_report *out, struct fikit_err *err)
+{
+    t->measure = prof;
+    int rc = fikit_sim_run(s, t, 1, r, err);
+    t->measure = NULL;
+    if (rc == 0)
+        out->events += r->events;
+    return rc;
+}
+
 int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_sim_report *out,
                              void (*progress)(const char *what, void *user), void *user,
                              struct fikit_err *err)
@@ -118,15 +141,12 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     struct fikit_sim_task loop = {.w = x->loop, .level = 9};
 
     /* 1. Capacity: the service back to back, alone. */
-    if (progress)
-        progress("service alone, back to back (its capacity)", user);
-    base_setup(x, &s);
+    step(x, &s, "service alone, back to back (its capacity)", progress, user);
     s.requests = x->requests < 1000 ? x->requests : 1000;
     s.warmup = 20;
-    if ((rc = fikit_sim_run(&s, &svc, 1, &r, err)) != 0)
+    if ((rc = run_alone(&s, &svc, NULL, &r, out, err)) != 0)
         goto out;
     double mean_ns = r.task[0].nlatency ? (double)r.task[0].busy_ns / (double)r.task[0].nlatency : 0;
-    out->events += r.events;
     fikit_sim_result_free(&r);
     if (mean_ns <= 0) {
         rc = fikit_err_set(err, -EINVAL, "service %s: no request completed alone", x->service->name);
@@ -136,16 +156,10 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     out->rate_rps = out->capacity_rps * x->load;
 
     /* 2. The service alone at the load, measured (its profile). */
-    if (progress)
-        progress("service alone at the load, measured", user);
-    base_setup(x, &s);
+    step(x, &s, "service alone at the load, measured", progress, user);
     s.mean_interarrival_ns = (uint64_t)(mean_ns / x->load);
-    svc.measure = &sprof;
-    rc = fikit_sim_run(&s, &svc, 1, &r, err);
-    svc.measure = NULL;
-    if (rc)
+    if ((rc = run_alone(&s, &svc, &sprof, &r, out, err)) != 0)
         goto out;
-    out->events += r.events;
     uint64_t window = r.window_ns;
     if (latency_quantiles(&r.task[0], &out->alone_p50, &out->alone_p99)) {
         rc = fikit_err_set(err, -ENOMEM, "out of memory");
@@ -154,16 +168,10 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     fikit_sim_result_free(&r);
 
     /* 3. The loop alone, measured, as long as the service's window. */
-    if (progress)
-        progress("loop alone, measured", user);
-    base_setup(x, &s);
+    step(x, &s, "loop alone, measured", progress, user);
     s.loop_ns = window > 200000000ull ? window : 200000000ull;
-    loop.measure = &lprof;
-    rc = fikit_sim_run(&s, &loop, 1, &r, err);
-    loop.measure = NULL;
-    if (rc)
+    if ((rc = run_alone(&s, &loop, &lprof, &r, out, err)) != 0)
         goto out;
-    out->events += r.events;
     out->loop_alone_per_s = r.window_ns ? (double)r.task[0].sequences * 1e9 / (double)r.window_ns : 0;
     fikit_sim_result_free(&r);
 
@@ -176,9 +184,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         char what[192];
         snprintf(what, sizeof what, "%s beside %s: %s", x->service->name, x->loop->name,
                  fikit_sim_mode_name((enum fikit_sim_mode)mode));
-        if (progress)
-            progress(what, user);
-        base_setup(x, &s);
+        step(x, &s, what, progress, user);
         s.mean_interarrival_ns = (uint64_t)(mean_ns / x->load);
         s.trace = x->trace;
         s.trace_ns = x->trace_ns;

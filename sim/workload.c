@@ -1,6 +1,7 @@
 #include "sim/workload.h"
 
 #include "sim/fifo.h"
+#include "core/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -657,21 +658,6 @@ static int check(const char *path, const struct fikit_sim_workload *w, struct fi
 #undef BAD
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int fikit_sim_workload_save(const char *path, const struct fikit_sim_workload *w,
                             struct fikit_err *err)
 {
@@ -710,46 +696,12 @@ int fikit_sim_workload_save(const char *path, const struct fikit_sim_workload *w
         return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
     }
 
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 8), *dir = strdup(path);
-    if (!tmp || !dir) {
-        free(tmp);
-        free(dir);
-        free(text);
-        return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
-    }
-    snprintf(tmp, pl + 8, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        rc = -errno;
-        free(tmp);
-        free(dir);
-        free(text);
-        return fikit_err_set(err, rc, "cannot write %s: %s; the file there is kept", path,
-                             strerror(-rc));
-    }
-    fchmod(fd, 0644);
-    rc = write_all(fd, text, text_len);
+    rc = fikit_file_replace(path, text, text_len);
     free(text);
-    if (!rc && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && !rc)
-        rc = -errno;
-    if (!rc && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc) {
-        unlink(tmp);
-        free(tmp);
-        free(dir);
+    if (rc == -ENOMEM)
+        return fikit_err_set(err, rc, "%s: out of memory", path);
+    if (rc)
         return fikit_err_set(err, rc, "cannot write %s: %s; the file there is kept", path,
                              strerror(-rc));
-    }
-    free(tmp);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    free(dir);
     return 0;
 }

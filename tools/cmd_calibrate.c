@@ -2,9 +2,9 @@
 #include "conf/config.h"
 #include "core/calibration.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -82,26 +82,15 @@ static int run_probe(const char *probe, int rounds, char *model, size_t mlen, lo
 
 int fikit_cmd_calibrate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, 0, 'c'}, {"backend", required_argument, 0, 'b'},
-        {"substrate", required_argument, 0, 's'}, {"rounds", required_argument, 0, 'r'},
-        {"dry-run", no_argument, 0, 'n'},     {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    const char *config = NULL, *backend = NULL, *substrate = NULL;
-    int rounds = 200, dry = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:b:s:r:nh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 'b': backend = optarg; break;
-        case 's': substrate = optarg; break;
-        case 'r': rounds = atoi(optarg); break;
-        case 'n': dry = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc || rounds < 5 || (backend && strcmp(backend, "cuda") && strcmp(backend, "opencl")) ||
+    const char *config = NULL, *backend = NULL, *substrate = NULL, *rounds_arg = NULL;
+    bool dry = false;
+    const struct fikit_tool_opt opts[] = {
+        FIKIT_OPT("config", 'c', &config), FIKIT_OPT("backend", 'b', &backend),
+        FIKIT_OPT("substrate", 's', &substrate), FIKIT_OPT("rounds", 'r', &rounds_arg),
+        FIKIT_FLAG("dry-run", 'n', &dry), {0}};
+    int first = fikit_tool_options(argc, argv, opts, usage);
+    int rounds = rounds_arg ? atoi(rounds_arg) : 200;
+    if (first != argc || rounds < 5 || (backend && strcmp(backend, "cuda") && strcmp(backend, "opencl")) ||
         (substrate && strcmp(substrate, "timeslice") && strcmp(substrate, "mps"))) {
         usage(stderr);
         return 2;

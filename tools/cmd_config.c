@@ -2,8 +2,8 @@
 #include "conf/config.h"
 #include "core/shm.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,103 +25,118 @@ static void usage(FILE *f)
                "file, line, key and value, and what is accepted), 2 on a usage error.\n");
 }
 
+/* What fikit.ini's value comes to here, after it ("" for none): where an
+ * "auto" path points, what an auto spin is on this machine. */
+static void note(const struct fikit_config *cfg, const char *key, const char *value, char *buf,
+                 size_t len)
+{
+    char path[4096];
+    bool is_auto = strcmp(value, "auto") == 0;
+    buf[0] = '\0';
+    if (!strcmp(key, "substrate_cost_us") && is_auto) {
+        snprintf(buf, len, " (calibrated, else %llu)",
+                 (unsigned long long)fikit_substrate_default_cost_ns(cfg->substrate) / 1000);
+    } else if (!strcmp(key, "idle_after_us") && is_auto) {
+        snprintf(buf, len, " (learned)");
+    } else if (!strcmp(key, "spin_us") && is_auto) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        uint64_t spin = fikit_config_spin_ns(cfg, cpus, false);
+        char here[64];
+        if (spin == FIKIT_SPIN_ALWAYS)
+            snprintf(here, sizeof here, "always");
+        else
+            snprintf(here, sizeof here, "%llu", (unsigned long long)spin / 1000);
+        snprintf(buf, len, " (%s here for a GPU: %ld CPUs, always from %d; 50 for a device that "
+                 "computes on the CPUs)", here, cpus, FIKIT_SPIN_AUTO_MIN_CPUS);
+    } else if (!strcmp(key, "beside_max_slowdown") && !strcmp(value, "0")) {
+        snprintf(buf, len, " (off)");
+    } else if (!strcmp(key, "warn_held_after_ms") && !strcmp(value, "0")) {
+        snprintf(buf, len, " (never)");
+    } else if (!strcmp(key, "socket_group") && is_auto) {
+        snprintf(buf, len, " (%s)", geteuid() == 0 ? "fikit as root, if it exists"
+                                                   : "none: only this user");
+    } else if (is_auto) {
+        /* An auto path: where it points here. */
+        int (*where)(const struct fikit_config *, char *, size_t) =
+            !strcmp(key, "socket")      ? fikit_config_socket_path
+            : !strcmp(key, "state_dir") ? fikit_config_state_dir
+            : !strcmp(key, "profile_dir") ? fikit_config_profile_dir
+                                          : NULL;
+        if (where && where(cfg, path, sizeof path) == 0)
+            snprintf(buf, len, " (%s)", path);
+    }
+}
+
+/* A [task.NAME] key without a default is shown once it is set: priority
+ * always (it must be), mps_thread_percentage from 1, share once a line set it. */
+static bool task_key_set(const struct fikit_conf_key *k, const struct fikit_task_conf *t)
+{
+    if (k->line_off) {
+        int line;
+        memcpy(&line, (const char *)t + k->line_off - 1, sizeof line);
+        return line != 0;
+    }
+    int v;
+    memcpy(&v, (const char *)t + k->off, sizeof v);
+    return k->type != FIKIT_CONF_UINT || (uint64_t)v >= k->min;
+}
+
 int fikit_cmd_config(int argc, char **argv)
 {
-    static const struct option opts[] = {{"config", required_argument, 0, 'c'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     const char *path = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc) {
+    const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &path), {0}};
+    int first = fikit_tool_options(argc, argv, opts, usage);
+    if (first != argc) {
         usage(stderr);
         return 2;
     }
     struct fikit_config cfg;
     if (fikit_tool_config("config", path, &cfg))
         return 1;
-    char sock[4096], state[4096], prof[4096];
-    fikit_config_socket_path(&cfg, sock, sizeof sock);
-    fikit_config_state_dir(&cfg, state, sizeof state);
-    fikit_config_profile_dir(&cfg, prof, sizeof prof);
+    /* Every key of the table (conf/config.c), in its order: the keys of
+     * [fikit], [scheduler], [daemon] and [client], one line each; a line
+     * per [task.NAME] with the keys it sets; [limits] a line per rule. */
     printf("source            %s\n", cfg.source[0] ? cfg.source : "(built-in defaults)");
-    printf("backend           %s\n", fikit_backend_choice_name(cfg.backend));
-    printf("log_level         %s\n", fikit_log_level_name(cfg.log_level));
-    printf("policy            %s\n", fikit_policy_name(cfg.policy));
-    printf("substrate         %s\n", fikit_substrate_name(cfg.substrate));
-    if (cfg.substrate_cost_ns < 0)
-        printf("substrate_cost_us auto (calibrated, else %llu)\n",
-               (unsigned long long)fikit_substrate_default_cost_ns(cfg.substrate) / 1000);
-    else
-        printf("substrate_cost_us %lld\n", (long long)cfg.substrate_cost_ns / 1000);
-    printf("safety_margin_us  %llu\n", (unsigned long long)cfg.safety_margin_ns / 1000);
-    printf("gap_confidence    %g\n", cfg.gap_confidence);
-    if (cfg.idle_after_ns)
-        printf("idle_after_us     %llu\n", (unsigned long long)cfg.idle_after_ns / 1000);
-    else
-        printf("idle_after_us     auto (learned)\n");
-    printf("recheck_us        %llu\n", (unsigned long long)cfg.recheck_ns / 1000);
-    printf("starve_after_us   %llu\n", (unsigned long long)cfg.starve_after_ns / 1000);
-    printf("max_queued_us     %llu\n", (unsigned long long)cfg.max_queued_ns / 1000);
-    printf("max_wait_ms       %llu\n", (unsigned long long)cfg.max_wait_ns / 1000000);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t spin = fikit_config_spin_ns(&cfg, cpus, false);
-    char spin_here[64];
-    if (spin == FIKIT_SPIN_ALWAYS)
-        snprintf(spin_here, sizeof spin_here, "always");
-    else
-        snprintf(spin_here, sizeof spin_here, "%llu", (unsigned long long)spin / 1000);
-    if (cfg.spin_ns == FIKIT_SPIN_AUTO)
-        printf("spin_us           auto (%s here for a GPU: %ld CPUs, always from %d; 50 for a "
-               "device that computes on the CPUs)\n", spin_here, cpus, FIKIT_SPIN_AUTO_MIN_CPUS);
-    else
-        printf("spin_us           %s\n", spin_here);
-    printf("pauses            %s\n", cfg.pauses ? "on" : "off");
-    printf("mps_lower_share   %s\n", fikit_share_name(cfg.mps_lower_share));
-    printf("mps_lower_thread_percentage %d\n", cfg.mps_lower_thread_pct);
-    if (cfg.beside_max_slowdown)
-        printf("beside_max_slowdown %g\n", cfg.beside_max_slowdown);
-    else
-        printf("beside_max_slowdown 0 (off)\n");
-    printf("poll_us           %llu\n", (unsigned long long)cfg.poll_ns / 1000);
-    printf("socket            %s\n", sock);
-    if (cfg.socket_group[0])
-        printf("socket_group      %s\n", cfg.socket_group);
-    else
-        printf("socket_group      auto (%s)\n", geteuid() == 0 ? "fikit as root, if it exists"
-                                                               : "none: only this user");
-    printf("state_dir         %s\n", state);
-    printf("trace_events      %u\n", cfg.trace_events);
-    if (cfg.warn_held_ns)
-        printf("warn_held_after_ms %llu\n", (unsigned long long)(cfg.warn_held_ns / 1000000));
-    else
-        printf("warn_held_after_ms 0 (never)\n");
-    printf("metrics_file      %s\n", cfg.metrics_file[0] ? cfg.metrics_file : "off");
-    printf("metrics_interval_ms %llu\n", (unsigned long long)(cfg.metrics_interval_ns / 1000000));
-    printf("profile_dir       %s\n", prof);
-    printf("sample_rate       %g\n", cfg.sample_rate);
-    printf("on_daemon_missing %s\n", cfg.on_daemon_missing == FIKIT_ON_MISSING_FAIL ? "fail" : "passthrough");
-    printf("default_priority  %d\n", cfg.default_priority);
-    for (int i = 0; i < cfg.ntasks; i++) {
-        printf("task              %s priority %d", cfg.tasks[i].name, cfg.tasks[i].priority);
-        if (cfg.tasks[i].mps_thread_percentage)
-            printf(" mps_thread_percentage %d", cfg.tasks[i].mps_thread_percentage);
-        if (cfg.tasks[i].share != FIKIT_SHARE_GAPS)
-            printf(" share %s", fikit_share_name(cfg.tasks[i].share));
+    char value[4096], extra[4200];
+    for (size_t i = 0; i < fikit_conf_nkeys; i++) {
+        const struct fikit_conf_key *k = &fikit_conf_keys[i];
+        if (!k->def || !strcmp(k->section, "limits"))
+            continue;
+        fikit_conf_value(k, &cfg, value, sizeof value);
+        note(&cfg, k->key, value, extra, sizeof extra);
+        printf("%-17s %s%s\n", k->key, value, extra);
+    }
+    for (int t = 0; t < cfg.ntasks; t++) {
+        printf("task              %s", cfg.tasks[t].name);
+        for (size_t i = 0; i < fikit_conf_nkeys; i++) {
+            const struct fikit_conf_key *k = &fikit_conf_keys[i];
+            if (strcmp(k->section, "task.NAME") || !task_key_set(k, &cfg.tasks[t]))
+                continue;
+            fikit_conf_value(k, &cfg.tasks[t], value, sizeof value);
+            printf(" %s %s", k->key, value);
+        }
         printf("\n");
     }
     /* [limits]: the ceiling of users no rule names, then each rule. */
-    printf("limit             default %d%s\n", cfg.limit_default,
-           cfg.limit_default == 0 ? " (anyone may claim any level)" : "");
-    for (int i = 0; i < cfg.nlimits; i++)
-        printf("limit             %s.%s %d\n", cfg.limits[i].is_group ? "group" : "user",
-               cfg.limits[i].name, cfg.limits[i].max_priority);
+    for (size_t i = 0; i < fikit_conf_nkeys; i++) {
+        const struct fikit_conf_key *k = &fikit_conf_keys[i];
+        if (strcmp(k->section, "limits"))
+            continue;
+        if (k->def) {
+            fikit_conf_value(k, &cfg, value, sizeof value);
+            printf("limit             %s %s%s\n", k->key, value,
+                   cfg.limit_default == 0 ? " (anyone may claim any level)" : "");
+            continue;
+        }
+        for (int r = 0; r < cfg.nlimits; r++) {
+            char rule[128];
+            snprintf(rule, sizeof rule, "%s.%s", cfg.limits[r].is_group ? "group" : "user",
+                     cfg.limits[r].name);
+            if (!fikit_conf_name_matches(k->key, rule))
+                continue;
+            fikit_conf_value(k, &cfg.limits[r], value, sizeof value);
+            printf("limit             %s %s\n", rule, value);
+        }
+    }
     return 0;
 }

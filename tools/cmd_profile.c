@@ -2,9 +2,9 @@
 #include "conf/config.h"
 #include "core/profile.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,14 +101,17 @@ static int show_one(const char *path, int top)
     return 0;
 }
 
+static int is_profile(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return n > 8 && strcmp(e->d_name + n - 8, ".profile") == 0;
+}
+
 int fikit_cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {{"config", required_argument, 0, 'c'},
-                                         {"top", required_argument, 0, 'n'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *config = NULL;
-    int top = 20, c;
+    const char *config = NULL, *top_arg = NULL;
+    const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &config),
+                                          FIKIT_OPT("top", 'n', &top_arg), {0}};
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return 0;
@@ -121,21 +124,14 @@ int fikit_cmd_profile(int argc, char **argv)
     const char *action = argv[1];
     argc--;
     argv++;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 'n': top = atoi(optarg); break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind + 1 != argc) {
+    int first = fikit_tool_options(argc, argv, opts, usage);
+    int top = top_arg ? atoi(top_arg) : 20;
+    if (first + 1 != argc) {
         fprintf(stderr, "fikit profile %s: expected one TASK\n\n", action);
         usage(stderr);
         return 2;
     }
-    const char *task = argv[optind];
+    const char *task = argv[first];
     struct fikit_config cfg;
     if (fikit_tool_config("profile", config, &cfg))
         return 1;
@@ -146,24 +142,21 @@ int fikit_cmd_profile(int argc, char **argv)
         printf("%s\n", tdir);
         return 0;
     }
-    DIR *dp = opendir(tdir);
-    if (!dp) {
+    /* One profile per device model, in name order. */
+    struct dirent **files;
+    int shown = scandir(tdir, &files, is_profile, alphasort), rc = 0;
+    if (shown < 0) {
         fprintf(stderr, "fikit profile: task %s has no profiles (%s: no such directory); measure "
                         "it with: fikit-launch --task %s --measure -- PROGRAM\n", task, tdir, task);
         return 1;
     }
-    int shown = 0, rc = 0;
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        size_t n = strlen(e->d_name);
-        if (n < 9 || strcmp(e->d_name + n - 8, ".profile"))
-            continue;
+    for (int i = 0; i < shown; i++) {
         char path[4500];
-        snprintf(path, sizeof path, "%s/%s", tdir, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", tdir, files[i]->d_name);
         rc |= show_one(path, top);
-        shown++;
+        free(files[i]);
     }
-    closedir(dp);
+    free(files);
     if (!shown) {
         fprintf(stderr, "fikit profile: no profiles in %s\n", tdir);
         return 1;

@@ -2,8 +2,8 @@
 #include "conf/config.h"
 #include "core/replay.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,30 +56,16 @@ static int parse_us(const char *opt, const char *s, uint64_t *ns)
 
 int fikit_cmd_replay(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, 0, 'c'},   {"policy", required_argument, 0, 'p'},
-        {"substrate-cost", required_argument, 0, 's'}, {"margin", required_argument, 0, 'm'},
-        {"gap-confidence", required_argument, 0, 'g'}, {"idle-after", required_argument, 0, 'i'},
-        {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
     const char *config = NULL, *policy = NULL, *cost = NULL, *margin = NULL, *conf = NULL,
                *idle = NULL;
-    int quiet = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:p:s:m:g:i:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 'p': policy = optarg; break;
-        case 's': cost = optarg; break;
-        case 'm': margin = optarg; break;
-        case 'g': conf = optarg; break;
-        case 'i': idle = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc - 1) {
+    bool quiet = false;
+    const struct fikit_tool_opt opts[] = {
+        FIKIT_OPT("config", 'c', &config), FIKIT_OPT("policy", 'p', &policy),
+        FIKIT_OPT("substrate-cost", 's', &cost), FIKIT_OPT("margin", 'm', &margin),
+        FIKIT_OPT("gap-confidence", 'g', &conf), FIKIT_OPT("idle-after", 'i', &idle),
+        FIKIT_FLAG("quiet", 'q', &quiet), {0}};
+    int first = fikit_tool_options(argc, argv, opts, usage);
+    if (first != argc - 1) {
         fprintf(stderr, "fikit replay: expected one TIMELINE file\n\n");
         usage(stderr);
         return 2;
@@ -109,7 +95,7 @@ int fikit_cmd_replay(int argc, char **argv)
         }
     }
 
-    const char *path = argv[optind];
+    const char *path = argv[first];
     FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
     if (!in) {
         perror(path);

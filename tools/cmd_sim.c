@@ -3,9 +3,9 @@
 #include "conf/config.h"
 #include "sim/experiment.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,58 +201,42 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 int fikit_cmd_sim(int argc, char **argv)
 {
     enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT, OPT_PRIO, OPT_TRACE, OPT_TRACE_MS };
-    static const struct option opts[] = {
-        {"config", required_argument, 0, 'c'},  {"pair", required_argument, 0, 'p'},
-        {"service", required_argument, 0, OPT_SERVICE}, {"loop", required_argument, 0, OPT_LOOP},
-        {"device", required_argument, 0, 'd'},  {"substrate", required_argument, 0, 's'},
-        {"modes", required_argument, 0, 'm'},   {"load", required_argument, 0, 'l'},
-        {"requests", required_argument, 0, 'n'}, {"warmup", required_argument, 0, 'w'},
-        {"seed", required_argument, 0, OPT_SEED}, {"beside-pct", required_argument, 0, OPT_PCT},
-        {"json", required_argument, 0, OPT_JSON}, {"quiet", no_argument, 0, 'q'},
-        {"mps-client-priority", no_argument, 0, OPT_PRIO},
-        {"trace", required_argument, 0, OPT_TRACE}, {"trace-ms", required_argument, 0, OPT_TRACE_MS},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *config = NULL, *pair = "resnet50", *service = NULL, *loop = NULL, *device = "h200",
                *substrate = "both", *modes = NULL, *json_path = NULL, *trace_path = NULL;
-    double load = 0.5;
-    uint64_t requests = 20000, warmup = 200, seed = 1, pct = 50, trace_ms = 200;
+    const char *load_arg = NULL, *requests_arg = NULL, *warmup_arg = NULL, *seed_arg = NULL,
+               *pct_arg = NULL, *trace_ms_arg = NULL;
     bool quiet = false, mps_prio = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:p:d:s:m:l:n:w:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 'p': pair = optarg; break;
-        case OPT_SERVICE: service = optarg; break;
-        case OPT_LOOP: loop = optarg; break;
-        case 'd': device = optarg; break;
-        case 's': substrate = optarg; break;
-        case 'm': modes = optarg; break;
-        case 'l': {
-            char *end;
-            load = strtod(optarg, &end);
-            if (!*optarg || *end || !(load > 0 && load < 1)) {
-                fprintf(stderr, "fikit sim: --load: '%s': accepted: a number more than 0 and less than 1\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        }
-        case 'n': if (parse_u64("--requests", optarg, 100, 10000000, &requests)) return 2; break;
-        case 'w': if (parse_u64("--warmup", optarg, 0, 1000000, &warmup)) return 2; break;
-        case OPT_SEED: if (parse_u64("--seed", optarg, 0, UINT64_MAX, &seed)) return 2; break;
-        case OPT_PCT: if (parse_u64("--beside-pct", optarg, 1, 100, &pct)) return 2; break;
-        case OPT_JSON: json_path = optarg; break;
-        case OPT_PRIO: mps_prio = true; break;
-        case OPT_TRACE: trace_path = optarg; break;
-        case OPT_TRACE_MS: if (parse_u64("--trace-ms", optarg, 1, 600000, &trace_ms)) return 2; break;
-        case 'q': quiet = true; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+    const struct fikit_tool_opt opts[] = {
+        FIKIT_OPT("config", 'c', &config), FIKIT_OPT("pair", 'p', &pair),
+        FIKIT_OPT("service", OPT_SERVICE, &service), FIKIT_OPT("loop", OPT_LOOP, &loop),
+        FIKIT_OPT("device", 'd', &device), FIKIT_OPT("substrate", 's', &substrate),
+        FIKIT_OPT("modes", 'm', &modes), FIKIT_OPT("load", 'l', &load_arg),
+        FIKIT_OPT("requests", 'n', &requests_arg), FIKIT_OPT("warmup", 'w', &warmup_arg),
+        FIKIT_OPT("seed", OPT_SEED, &seed_arg), FIKIT_OPT("beside-pct", OPT_PCT, &pct_arg),
+        FIKIT_OPT("json", OPT_JSON, &json_path), FIKIT_FLAG("quiet", 'q', &quiet),
+        FIKIT_FLAG("mps-client-priority", OPT_PRIO, &mps_prio),
+        FIKIT_OPT("trace", OPT_TRACE, &trace_path), FIKIT_OPT("trace-ms", OPT_TRACE_MS, &trace_ms_arg),
+        {0}};
+    int first = fikit_tool_options(argc, argv, opts, usage);
+    double load = 0.5;
+    if (load_arg) {
+        char *end;
+        load = strtod(load_arg, &end);
+        if (!*load_arg || *end || !(load > 0 && load < 1)) {
+            fprintf(stderr, "fikit sim: --load: '%s': accepted: a number more than 0 and less than 1\n",
+                    load_arg);
+            return 2;
         }
     }
-    if (optind != argc) {
-        fprintf(stderr, "fikit sim: unexpected argument '%s'\n\n", argv[optind]);
+    uint64_t requests = 20000, warmup = 200, seed = 1, pct = 50, trace_ms = 200;
+    if ((requests_arg && parse_u64("--requests", requests_arg, 100, 10000000, &requests)) ||
+        (warmup_arg && parse_u64("--warmup", warmup_arg, 0, 1000000, &warmup)) ||
+        (seed_arg && parse_u64("--seed", seed_arg, 0, UINT64_MAX, &seed)) ||
+        (pct_arg && parse_u64("--beside-pct", pct_arg, 1, 100, &pct)) ||
+        (trace_ms_arg && parse_u64("--trace-ms", trace_ms_arg, 1, 600000, &trace_ms)))
+        return 2;
+    if (first != argc) {
+        fprintf(stderr, "fikit sim: unexpected argument '%s'\n\n", argv[first]);
         usage(stderr);
         return 2;
     }

@@ -3,10 +3,10 @@
 #include "core/proto.h"
 #include "core/sched.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,21 +84,10 @@ int fikit_tool_connect(const char *cmd, const char *config, const char *socket_p
 
 int fikit_cmd_status(int argc, char **argv)
 {
-    static const struct option opts[] = {{"config", required_argument, 0, 'c'},
-                                         {"socket", required_argument, 0, 's'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     const char *config = NULL, *sock = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 's': sock = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
+    const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &config),
+                                          FIKIT_OPT("socket", 's', &sock), {0}};
+    fikit_tool_options(argc, argv, opts, usage); /* status takes no operands; extra ones are ignored */
     int fd = fikit_tool_connect("status", config, sock);
     if (fd < 0)
         return 1;

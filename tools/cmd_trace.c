@@ -4,9 +4,9 @@
 #include "core/proto.h"
 #include "core/trace.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,29 +213,17 @@ static void on_int(int sig) { (void)sig; interrupted = 1; }
 
 int fikit_cmd_trace(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, 0, 'c'}, {"socket", required_argument, 0, 's'},
-        {"output", required_argument, 0, 'o'}, {"seconds", required_argument, 0, 't'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    const char *config = NULL, *sock = NULL, *out = NULL;
-    double seconds = 10;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:s:o:t:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 's': sock = optarg; break;
-        case 'o': out = optarg; break;
-        case 't': seconds = atof(optarg); break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc - 1) {
+    const char *config = NULL, *sock = NULL, *out = NULL, *seconds_arg = NULL;
+    const struct fikit_tool_opt opts[] = {
+        FIKIT_OPT("config", 'c', &config), FIKIT_OPT("socket", 's', &sock),
+        FIKIT_OPT("output", 'o', &out), FIKIT_OPT("seconds", 't', &seconds_arg), {0}};
+    int first = fikit_tool_options(argc, argv, opts, usage);
+    double seconds = seconds_arg ? atof(seconds_arg) : 10;
+    if (first != argc - 1) {
         usage(stderr);
         return 2;
     }
-    const char *verb = argv[optind];
+    const char *verb = argv[first];
     bool needs_out = !strcmp(verb, "dump") || !strcmp(verb, "record");
     if (strcmp(verb, "start") && strcmp(verb, "stop") && !needs_out) {
         fprintf(stderr, "fikit trace: unknown action '%s' (accepted: start, stop, dump, record)\n", verb);

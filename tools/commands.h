@@ -1,6 +1,7 @@
 /* Owns: the subcommands of the `fikit` command line tool. Each takes argv
  * without the program name (argv[0] is the subcommand) and returns the
- * process exit status: 0 success, 1 failure, 2 usage error. */
+ * process exit status: 0 success, 1 failure, 2 usage error (--help and an
+ * unknown option exit from the shared option loop, tools/options.h). */
 #ifndef FIKIT_TOOLS_COMMANDS_H
 #define FIKIT_TOOLS_COMMANDS_H
 

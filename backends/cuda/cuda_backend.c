@@ -150,17 +150,8 @@ static int device_identity(const struct fikit_launch_desc *l, char *key, size_t 
     return 0;
 }
 
-struct fikit_captures fikit_cuda_captures;
-
-static bool captures_open(void) { return fikit_captures_any(&fikit_cuda_captures); }
-
-static bool stream_capturing(const struct fikit_launch_desc *l)
-{
-    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (!drv.StreamIsCapturing || drv.StreamIsCapturing((CUstream)l->stream, &st) != CUDA_SUCCESS)
-        return false;
-    return st != CU_STREAM_CAPTURE_STATUS_NONE;
-}
+FIKIT_CAPTURES_OVER(drv, fikit_cuda_captures, CUstream, CUstreamCaptureStatus, CUDA_SUCCESS,
+                    CU_STREAM_CAPTURE_STATUS_NONE)
 
 /* ---------------------------------------------------------------- events */
 
@@ -195,7 +186,6 @@ const struct fikit_backend_ops fikit_cuda_ops = {
     .name = "cuda",
     .kernel_name = kernel_name,
     .device_identity = device_identity,
-    .captures_open = captures_open,
-    .stream_capturing = stream_capturing,
+    FIKIT_CAPTURES_OPS,
     FIKIT_EVENT_PAIR_OPS,
 };

@@ -232,17 +232,8 @@ static int device_identity(const struct fikit_launch_desc *l, char *key, size_t 
     return 0;
 }
 
-struct fikit_captures fikit_hip_captures;
-
-static bool captures_open(void) { return fikit_captures_any(&fikit_hip_captures); }
-
-static bool stream_capturing(const struct fikit_launch_desc *l)
-{
-    hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
-    if (!rt.StreamIsCapturing || rt.StreamIsCapturing((hipStream_t)l->stream, &st) != hipSuccess)
-        return false;
-    return st != hipStreamCaptureStatusNone;
-}
+FIKIT_CAPTURES_OVER(rt, fikit_hip_captures, hipStream_t, hipStreamCaptureStatus, hipSuccess,
+                    hipStreamCaptureStatusNone)
 
 /* ---------------------------------------------------------------- events */
 
@@ -284,7 +275,6 @@ const struct fikit_backend_ops fikit_hip_ops = {
     .name = "hip",
     .kernel_name = kernel_name,
     .device_identity = device_identity,
-    .captures_open = captures_open,
-    .stream_capturing = stream_capturing,
+    FIKIT_CAPTURES_OPS,
     FIKIT_EVENT_PAIR_OPS,
 };

@@ -25,6 +25,9 @@ import torch.distributed as dist
 import torch.nn as nn
 import torchvision
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from torch_workloads import sgd_trainer  # noqa: E402  (bench/: the same training step)
+
 stop = False
 
 
@@ -49,22 +52,8 @@ def main():
     torch.manual_seed(0)
     m = torchvision.models.resnet50(weights=None).cuda().train()
     m = nn.parallel.DistributedDataParallel(m, device_ids=[dev])
-    opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
-    x = torch.randn(a.batch, 3, 224, 224, device="cuda")
-    y = torch.randint(0, 1000, (a.batch,), device="cuda")
-    loss_fn = nn.CrossEntropyLoss()
     flag = torch.zeros(1, device="cuda")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(m(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    for _ in range(3):
-        loss = step()
-    torch.cuda.synchronize()
+    step, loss = sgd_trainer(m, a.batch)
     dist.barrier()
     print("ready", flush=True)
     if a.wait_go:

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include "../check.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,14 +15,7 @@
 #include <ctime>
 #include <vector>
 
-#define DEMO_CK(call)                                                                              \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define DEMO_CK(call) FIKIT_CHECK_CUDA(call)
 
 // One distinct kernel per layer, as a network has, so each step is its own kernel to fikit.
 template <int L> __global__ void layer(uint32_t *x, uint32_t n, uint32_t rounds)

@@ -8,7 +8,6 @@
 #include <cuda.h>
 
 #include <dlfcn.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, 
 
 #define N 256
 #define CK(call) DBL_CHECK(CUresult, CUDA_SUCCESS, call)
+#include "tests/fakecuda/ramp.h"
 
 static CUfunction add, scale;
 static CUcontext ctx;
@@ -36,30 +36,6 @@ static _Atomic int failures;
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, CUstream, void **, void **);
-
-/* A device buffer holding 0, 1, ..., N-1. */
-static CUdeviceptr upload_ramp(void)
-{
-    float host[N];
-    for (int i = 0; i < N; i++)
-        host[i] = (float)i;
-    CUdeviceptr d;
-    CK(cuMemAlloc(&d, sizeof host));
-    CK(cuMemcpyHtoD(d, host, sizeof host));
-    return d;
-}
-
-/* Whether the buffer now holds 3 * (0, 1, ..., N-1); frees it. */
-static int ramp_tripled(CUdeviceptr d)
-{
-    float back[N];
-    CK(cuMemcpyDtoH(back, d, sizeof back));
-    int ok = 1;
-    for (int i = 0; i < N; i++)
-        ok &= fabsf(back[i] - 3.0f * (float)i) < 1e-6f;
-    cuMemFree(d);
-    return ok;
-}
 
 /* x := x * s through the given entry point, then checks it. */
 static void check_scale(const char *path, launch_fn fn, CUstream s)

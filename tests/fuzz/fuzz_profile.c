@@ -20,19 +20,23 @@ static char *slurp(const char *path, size_t *n)
     return buf;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    char path[64];
-    int fd = fuzz_as_file(data, size, path, sizeof path);
-    if (fd < 0)
-        return 0;
+struct loaded {
     struct fikit_measure_store st;
     struct fikit_profile_meta meta;
+};
+
+static int load(const char *path, void *arg, struct fikit_err *err)
+{
+    struct loaded *l = arg;
+    return fikit_profile_load(path, &l->meta, &l->st, err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct loaded l;
     struct fikit_err err;
-    fikit_measure_init(&st);
-    int rc = fikit_profile_load(path, &meta, &st, &err);
-    fuzz_error_names_file(rc, &err, path);
-    if (rc == 0) {
+    fikit_measure_init(&l.st);
+    if (fuzz_load(data, size, load, &l) == 0) {
         /* Round trip through a real file (save renames into its directory). */
         char dir[] = "/tmp/fikit-fuzz-XXXXXX";
         if (mkdtemp(dir)) {
@@ -41,9 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             snprintf(b, sizeof b, "%s/b.profile", dir);
             struct fikit_measure_store back;
             fikit_measure_init(&back);
-            if (fikit_profile_save(a, &meta, &st, &err) != 0 ||
+            if (fikit_profile_save(a, &l.meta, &l.st, &err) != 0 ||
                 fikit_profile_load(a, NULL, &back, &err) != 0 ||
-                fikit_profile_save(b, &meta, &back, &err) != 0)
+                fikit_profile_save(b, &l.meta, &back, &err) != 0)
                 abort();
             size_t na, nb;
             char *x = slurp(a, &na), *y = slurp(b, &nb);
@@ -57,7 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fikit_measure_destroy(&back);
         }
     }
-    fikit_measure_destroy(&st);
-    close(fd);
+    fikit_measure_destroy(&l.st);
     return 0;
 }

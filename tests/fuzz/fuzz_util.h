@@ -36,4 +36,21 @@ static inline void fuzz_error_names_file(int rc, const struct fikit_err *err, co
         abort();
 }
 
+/* Hands the input to load as a file (its path), and aborts if an error
+ * does not name that file. Returns load's result, or -1 if no file could
+ * be made. */
+static inline int fuzz_load(const uint8_t *data, size_t size,
+                            int (*load)(const char *path, void *arg, struct fikit_err *err), void *arg)
+{
+    char path[64];
+    int fd = fuzz_as_file(data, size, path, sizeof path);
+    if (fd < 0)
+        return -1;
+    struct fikit_err err;
+    int rc = load(path, arg, &err);
+    fuzz_error_names_file(rc, &err, path);
+    close(fd);
+    return rc;
+}
+
 #endif

@@ -21,6 +21,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include "tests/double/double.h"
+#include "tests/hip/rocm_abi.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -271,13 +272,6 @@ API fake_ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t g
     const unsigned g[3] = {gx / lx, gy / ly, gz / lz}, b[3] = {lx, ly, lz};
     return run_module(f, g, b, s, params, extra);
 }
-struct launch_config { /* hipLaunchConfig_t, ROCm 6.5 */
-    dim3 grid, block;
-    size_t shmem;
-    hipStream_t stream;
-    void *attrs;
-    unsigned n;
-};
 API fake_launch_exc(const struct launch_config *c, const void *f, void **args) __asm__("hipLaunchKernelExC");
 API fake_launch_exc(const struct launch_config *c, const void *f, void **args)
 {

@@ -14,6 +14,8 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
+#include "tests/hip/rocm_abi.h"
+
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,26 +71,6 @@ static void *sym(const char *name)
         if (f_)                                                                                    \
             report(name, f_(__VA_ARGS__));                                                         \
     } while (0)
-
-struct launch_config { /* hipLaunchConfig_t, ROCm 6.5 */
-    dim3 grid, block;
-    size_t shmem;
-    hipStream_t stream;
-    void *attrs;
-    unsigned n;
-};
-struct drv_launch_config { /* HIP_LAUNCH_CONFIG, ROCm 6.5 */
-    unsigned g[3], b[3], shmem;
-    hipStream_t stream;
-    void *attrs;
-    unsigned n;
-};
-struct function_launch_params { /* hipFunctionLaunchParams, ROCm 5.5 */
-    hipFunction_t f;
-    unsigned g[3], b[3], shmem;
-    hipStream_t stream;
-    void **params;
-};
 
 static void kernel_stub(void) {}
 

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "tests/double/program.h"
+#include "tests/hip/rocm_abi.h"
 
 /* Entry points newer than some ROCm headers, declared here as the double
  * defines them. */
@@ -29,13 +30,6 @@ hipError_t hipLaunchCooperativeKernel_spt(const void *, dim3, dim3, void **, uns
 hipError_t hipGraphLaunch_spt(hipGraphExec_t, hipStream_t);
 hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t, unsigned, unsigned, unsigned, unsigned,
                                             unsigned, unsigned, unsigned, hipStream_t, void **);
-struct launch_config {
-    dim3 grid, block;
-    size_t shmem;
-    hipStream_t stream;
-    void *attrs;
-    unsigned n;
-};
 hipError_t ext_module_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
                              uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t, hipEvent_t,
                              uint32_t) __asm__("hipExtModuleLaunchKernel");

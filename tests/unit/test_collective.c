@@ -29,26 +29,34 @@ static enum fikit_admit_kind admit(uint64_t now, uint64_t dur, bool collective)
     return A.kind;
 }
 
+/* is says yes to each name of yes and no to each of no and to NULL (both
+ * lists end with NULL). */
+static void classifies(bool (*is)(const char *), const char *const *yes, const char *const *no)
+{
+    for (; *yes; yes++)
+        cr_expect(is(*yes), "%s: not recognised", *yes);
+    for (; *no; no++)
+        cr_expect_not(is(*no), "%s: recognised", *no);
+    cr_expect_not(is(NULL), "NULL: recognised");
+}
+
 Test(collective, named_by_nccl_in_any_case)
 {
-    cr_assert(fikit_collective_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL"));
-    cr_assert(fikit_collective_kernel("_Z29ncclKernel_AllGather_RING_LLP11ncclDevComm"));
-    cr_assert(fikit_collective_kernel("rcclGenericKernel_NCCL_SendRecv"));
-    cr_assert_not(fikit_collective_kernel("_Z5scalePffi"));
-    cr_assert_not(fikit_collective_kernel("ncc"));
-    cr_assert_not(fikit_collective_kernel(""));
-    cr_assert_not(fikit_collective_kernel(NULL));
+    const char *const yes[] = {"ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                               "_Z29ncclKernel_AllGather_RING_LLP11ncclDevComm",
+                               "rcclGenericKernel_NCCL_SendRecv", NULL};
+    const char *const no[] = {"_Z5scalePffi", "ncc", "", NULL};
+    classifies(fikit_collective_kernel, yes, no);
 }
 
 Test(collective, launched_from_nccl_or_rccl)
 {
-    cr_assert(fikit_collective_library("/usr/lib/x86_64-linux-gnu/libnccl.so.2"));
-    cr_assert(fikit_collective_library("/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2"));
-    cr_assert(fikit_collective_library("/opt/rocm/lib/librccl.so.1"));
-    cr_assert(fikit_collective_library("libnccl-net.so"));
-    cr_assert_not(fikit_collective_library("/usr/lib/libcudart.so.12"));
-    cr_assert_not(fikit_collective_library("/opt/libnccl/lib/libtorch_cuda.so"), "the file's name decides, not its folder");
-    cr_assert_not(fikit_collective_library(NULL));
+    const char *const yes[] = {"/usr/lib/x86_64-linux-gnu/libnccl.so.2",
+                               "/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2",
+                               "/opt/rocm/lib/librccl.so.1", "libnccl-net.so", NULL};
+    /* The file's name decides, not its folder (libtorch_cuda.so). */
+    const char *const no[] = {"/usr/lib/libcudart.so.12", "/opt/libnccl/lib/libtorch_cuda.so", NULL};
+    classifies(fikit_collective_library, yes, no);
 }
 
 Test(collective, never_held_behind_a_busy_level)

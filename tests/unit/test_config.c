@@ -725,3 +725,57 @@ Test(config, table_words_and_spellings)
                  "2: [scheduler] idle_after_us = 0: not auto or a whole number in range (accepted: auto or an "
                  "integer from 1 to 60000000)");
 }
+
+/* What fikit_conf_value writes is what fikit.ini would: every default reads
+ * back as the row's own default text. */
+Test(config, values_print_as_the_ini_writes_them)
+{
+    struct fikit_config c;
+    fikit_config_defaults(&c);
+    for (size_t i = 0; i < fikit_conf_nkeys; i++) {
+        const struct fikit_conf_key *k = &fikit_conf_keys[i];
+        if (!k->def)
+            continue;
+        char v[256];
+        fikit_conf_value(k, &c, v, sizeof v);
+        cr_expect_str_eq(v, k->def, "[%s] %s: the default prints as %s", k->section, k->key, v);
+    }
+}
+
+/* `fikit config` prints every key of the table: each key of [fikit],
+ * [scheduler], [daemon] and [client] on a line of its own, the keys of a
+ * [task.NAME] that sets them all, and [limits] default and a rule of each
+ * kind. */
+Test(config, fikit_config_prints_every_key_of_the_table, .fini = cleanup)
+{
+    const char *p = write_ini("[scheduler]\nsubstrate = mps\n"
+                              "[task.train]\npriority = 9\nmps_thread_percentage = 40\nshare = beside\n"
+                              "[limits]\ndefault = 3\nuser.root = 0\ngroup.students = 5\n");
+    char cmd[512], out[16384];
+    snprintf(cmd, sizeof cmd, "%s config -c %s", FIKIT_TOOL, p);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    cr_assert_eq(pclose(f), 0, "%s:\n%s", cmd, out);
+    /* The task's line, on its own. */
+    char task[1024] = "";
+    const char *t = strstr(out, "\ntask              train ");
+    cr_assert_not_null(t, "no line for [task.train]:\n%s", out);
+    snprintf(task, sizeof task, "%.*s ", (int)strcspn(t + 1, "\n"), t + 1);
+    for (size_t i = 0; i < fikit_conf_nkeys; i++) {
+        const struct fikit_conf_key *k = &fikit_conf_keys[i];
+        char want[128];
+        size_t kl = strlen(k->key);
+        if (kl > 5 && strcmp(k->key + kl - 5, ".NAME") == 0)
+            kl -= 4; /* a [limits] rule: "user." */
+        if (!strcmp(k->section, "task.NAME"))
+            snprintf(want, sizeof want, " %s ", k->key);
+        else if (!strcmp(k->section, "limits"))
+            snprintf(want, sizeof want, "\nlimit             %.*s", (int)kl, k->key);
+        else
+            snprintf(want, sizeof want, "\n%s ", k->key);
+        cr_expect_not_null(strstr(!strcmp(k->section, "task.NAME") ? task : out, want),
+                           "[%s] %s is not in `fikit config`'s output:\n%s", k->section, k->key, out);
+    }
+}

@@ -11,20 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[64];
-
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/fikit-test-profile-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "chmod -R u+w %s; rm -rf %s", dir, dir);
-    cr_assert_eq(system(cmd), 0);
-}
+#include "scratch_dir.h"
 
 static const struct fikit_profile_meta META = {.task = "serve", .device_model = "NVIDIA H200",
                                                .backend = FIKIT_BACKEND_CUDA};
@@ -58,6 +45,17 @@ static void fill(struct fikit_measure_store *st, uint64_t *k1, uint64_t *k2, uin
 static void path_in_dir(char *buf, size_t len, const char *name)
 {
     snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* fill()s st and saves it as name in the test's directory, whose path it
+ * writes to path. */
+static void save_filled(struct fikit_measure_store *st, uint64_t *k1, uint64_t *k2, uint64_t *k3,
+                        const char *name, char *path, size_t len)
+{
+    fill(st, k1, k2, k3);
+    path_in_dir(path, len, name);
+    struct fikit_err err;
+    cr_assert_eq(fikit_profile_save(path, &META, st, &err), 0, "%s", err.msg);
 }
 
 Test(profile, round_trip_keeps_every_statistic, .init = make_dir, .fini = remove_dir)
@@ -112,11 +110,9 @@ Test(profile, loading_merges_into_what_was_learned, .init = make_dir, .fini = re
 {
     struct fikit_measure_store st, learned;
     uint64_t k1, k2, k3;
-    fill(&st, &k1, &k2, &k3);
     char path[512];
-    path_in_dir(path, sizeof path, "p.profile");
+    save_filled(&st, &k1, &k2, &k3, "p.profile", path, sizeof path);
     struct fikit_err err;
-    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0);
     fill(&learned, &k1, &k2, &k3);
     cr_assert_eq(fikit_profile_load(path, NULL, &learned, &err), 0, "%s", err.msg);
     cr_assert_eq(fikit_measure_kernel(&learned, k1)->duration.count, 200);
@@ -153,11 +149,9 @@ static void expect_rejected(void (*edit)(char *text, size_t *len), const char *m
 {
     struct fikit_measure_store st, out;
     uint64_t k1, k2, k3;
-    fill(&st, &k1, &k2, &k3);
     char path[512];
-    path_in_dir(path, sizeof path, "bad.profile");
+    save_filled(&st, &k1, &k2, &k3, "bad.profile", path, sizeof path);
     struct fikit_err err;
-    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0);
     FILE *f = fopen(path, "r");
     static char text[1 << 16];
     size_t len = fread(text, 1, sizeof text - 1, f);
@@ -258,11 +252,9 @@ Test(profile, failed_save_keeps_the_old_profile, .init = make_dir, .fini = remov
         cr_skip_test("root ignores directory permissions; the fault tests cover a full disk");
     struct fikit_measure_store st;
     uint64_t k1, k2, k3;
-    fill(&st, &k1, &k2, &k3);
     char path[512];
-    path_in_dir(path, sizeof path, "keep.profile");
+    save_filled(&st, &k1, &k2, &k3, "keep.profile", path, sizeof path);
     struct fikit_err err;
-    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0);
     chmod(dir, 0500);
     fikit_measure_add_duration(&st, k1, 1);
     cr_assert_lt(fikit_profile_save(path, &META, &st, &err), 0);
@@ -280,11 +272,9 @@ Test(profile, save_leaves_no_temporary_files, .init = make_dir, .fini = remove_d
 {
     struct fikit_measure_store st;
     uint64_t k1, k2, k3;
-    fill(&st, &k1, &k2, &k3);
     char path[512];
-    path_in_dir(path, sizeof path, "sub/dir/t.profile");
+    save_filled(&st, &k1, &k2, &k3, "sub/dir/t.profile", path, sizeof path);
     struct fikit_err err;
-    cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0, "%s", err.msg);
     cr_assert_eq(fikit_profile_save(path, &META, &st, &err), 0);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "test $(ls %s/sub/dir | wc -l) -eq 1", dir);

@@ -187,3 +187,25 @@ Test(proto, attest_ranges)
     cr_expect_eq(check_attest(10, 0, 5, "a b", ""), -EPROTO, "task name with a space");
     cr_expect_eq(check_attest(10, 0, 5, "serve", "job\n1"), -EPROTO, "origin with a newline");
 }
+
+/* Every message that carries a string is refused when a string does not
+ * end within its field (a payload of 'A's ends none of them). */
+Test(proto, unterminated_strings_are_refused_in_every_message)
+{
+    const uint16_t types[] = {FIKIT_MSG_HELLO_OK,    FIKIT_MSG_REGISTER,    FIKIT_MSG_ERROR,
+                              FIKIT_MSG_STATUS_DEVICE, FIKIT_MSG_STATUS_TASK, FIKIT_MSG_TRACE_TASK,
+                              FIKIT_MSG_ATTEST};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        size_t n = fikit_proto_payload_size(types[i]);
+        char buf[FIKIT_MSG_MAX];
+        cr_assert_leq(sizeof(struct fikit_msg_hdr) + n, sizeof buf);
+        struct fikit_msg_hdr h = {.magic = FIKIT_PROTO_MAGIC, .version = FIKIT_PROTO_VERSION,
+                                  .type = types[i], .len = (uint32_t)n};
+        memcpy(buf, &h, sizeof h);
+        memset(buf + sizeof h, 'A', n);
+        uint16_t type;
+        const char *why = "";
+        cr_expect_eq(fikit_proto_check(buf, sizeof h + n, &type, &why), -EPROTO, "type %u", types[i]);
+        cr_expect_str_eq(why, "unterminated string", "type %u", types[i]);
+    }
+}

@@ -55,6 +55,16 @@ static void serve_and_batch(enum fikit_policy policy, int batch_level)
     fikit_sched_add_task(&S, 2, 200, "batch", batch_level);
 }
 
+/* serve at level 0 (task 1) and two lower tasks: 2 (name a, level la) and
+ * 3 (name b, level lb), under fill. */
+static void serve_and_two(const char *a, int la, const char *b, int lb)
+{
+    setup_with(FIKIT_POLICY_FILL, 0, 0);
+    fikit_sched_add_task(&S, 1, 100, "serve", 0);
+    fikit_sched_add_task(&S, 2, 200, a, la);
+    fikit_sched_add_task(&S, 3, 300, b, lb);
+}
+
 /* What a launch at level sees of the scheduler's activity test: held while a
  * higher level is active, never under passthrough (fikit_admit's rule, over
  * the scheduler's own state). */
@@ -96,10 +106,7 @@ Test(sched, repeats_while_room_remains)
 
 Test(sched, higher_level_fitting_kernel_beats_longer_lower_one)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "etl", 3);
-    fikit_sched_add_task(&S, 3, 300, "train", 8);
+    serve_and_two("etl", 3, "train", 8);
     launch(1, 0, 20 * US, 300 * US);
     hold(3, 1, 1, 280 * US, 0); /* longer, lower level */
     hold(2, 2, 1, 100 * US, 0); /* shorter, higher level */
@@ -124,7 +131,9 @@ Test(sched, nothing_granted_mid_burst)
     cr_assert_eq(S.nreq, 1);
 }
 
-Test(sched, two_top_level_tasks_are_both_protected)
+/* Two level-0 services with gaps of their own and a batch kernel of dur
+ * held. */
+static void two_serves_and_batch(uint64_t dur)
 {
     setup_with(FIKIT_POLICY_FILL, 0, 0);
     fikit_sched_add_task(&S, 1, 100, "serve-a", 0);
@@ -132,18 +141,17 @@ Test(sched, two_top_level_tasks_are_both_protected)
     fikit_sched_add_task(&S, 3, 200, "batch", 9);
     launch(1, 0, 10 * US, 1000 * US); /* a: long gap from 10 us */
     launch(2, 0, 100 * US, 50 * US);  /* b: busy until 100 us, then 50 us */
-    hold(3, 1, 1, 40 * US, 0);
+    hold(3, 1, 1, dur, 0);
+}
+
+Test(sched, two_top_level_tasks_are_both_protected)
+{
+    two_serves_and_batch(40 * US);
     cr_assert_eq(decide(20 * US), 0, "b is still running although a is idle");
     cr_assert_eq(decide(100 * US), 1, "both in a gap: the shared room is b's 50 us");
     cr_assert_eq(G[0].room_ns, 50 * US);
 
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve-a", 0);
-    fikit_sched_add_task(&S, 2, 101, "serve-b", 0);
-    fikit_sched_add_task(&S, 3, 200, "batch", 9);
-    launch(1, 0, 10 * US, 1000 * US);
-    launch(2, 0, 100 * US, 50 * US);
-    hold(3, 1, 1, 60 * US, 0);
+    two_serves_and_batch(60 * US);
     cr_assert_eq(decide(100 * US), 0, "60 us fits a's gap but not b's");
 }
 
@@ -245,10 +253,7 @@ Test(sched, a_slightly_shorter_kernel_is_not_starved)
     /* Two batch jobs of one level, kernels of 110 and 100 us; every gap has
      * room for one. Best fit picks the 110 us one each time, until the
      * 100 us one has been passed over FIKIT_SCHED_MAX_PASSED_OVER times. */
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "batch-long", 9);
-    fikit_sched_add_task(&S, 3, 300, "batch-short", 9);
+    serve_and_two("batch-long", 9, "batch-short", 9);
     hold(3, 1, 1, 100 * US, 0);
     uint64_t t = 0;
     for (uint32_t i = 0; i < FIKIT_SCHED_MAX_PASSED_OVER; i++, t += 200 * US)
@@ -263,10 +268,7 @@ Test(sched, passed_over_counts_only_kernels_that_fitted)
 {
     /* A kernel too long for every gap is not 'passed over': it does not
      * jump the queue once a gap is finally long enough for both. */
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "small", 9);
-    fikit_sched_add_task(&S, 3, 300, "big", 9);
+    serve_and_two("small", 9, "big", 9);
     hold(3, 1, 1, 300 * US, 0);
     uint64_t t = 0;
     for (uint32_t i = 0; i < 2 * FIKIT_SCHED_MAX_PASSED_OVER; i++, t += 200 * US)
@@ -310,10 +312,7 @@ Test(sched, passthrough_grants_everything_and_never_holds)
 
 Test(sched, top_level_itself_is_never_held)
 {
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "etl", 4);
-    fikit_sched_add_task(&S, 3, 300, "train", 9);
+    serve_and_two("etl", 4, "train", 9);
     launch(2, 0, 1 * MS, 0);
     cr_assert_not(must_hold(0, 10 * US));
     cr_assert_not(must_hold(4, 10 * US), "same level as the top active one");
@@ -325,10 +324,7 @@ Test(sched, middle_level_fills_before_it_runs_freely)
 {
     /* Level 0 active, level 4 and 9 hold: level 4 fills level 0's gaps
      * first; once level 0 is idle, level 4 runs freely and 9 waits on it. */
-    setup_with(FIKIT_POLICY_FILL, 0, 0);
-    fikit_sched_add_task(&S, 1, 100, "serve", 0);
-    fikit_sched_add_task(&S, 2, 200, "etl", 4);
-    fikit_sched_add_task(&S, 3, 300, "train", 9);
+    serve_and_two("etl", 4, "train", 9);
     S.p.idle_after_ns = 1 * MS;                       /* the floor */
     fikit_sched_task(&S, 1)->idle_after_ns = 1 * MS;  /* serve: idle 2 ms after its work */
     fikit_sched_task(&S, 2)->idle_after_ns = 5 * MS;  /* etl: 10 ms */
@@ -346,8 +342,7 @@ Test(sched, middle_level_fills_before_it_runs_freely)
 
 Test(sched, removed_task_drops_its_requests_and_protection)
 {
-    serve_and_batch(FIKIT_POLICY_FILL, 9);
-    fikit_sched_add_task(&S, 3, 300, "batch2", 9);
+    serve_and_two("batch", 9, "batch2", 9);
     launch(1, 0, 10 * MS, 0);
     hold(2, 1, 1, 10 * US, 0);
     hold(3, 2, 1, 10 * US, 0);
@@ -399,8 +394,7 @@ Test(sched, release_all_empties_the_queue)
 
 Test(sched, dead_grantee_frees_its_reservation_at_once)
 {
-    serve_and_batch(FIKIT_POLICY_FILL, 9);
-    fikit_sched_add_task(&S, 3, 300, "batch2", 9);
+    serve_and_two("batch", 9, "batch2", 9);
     launch(1, 0, 10 * US, 300 * US);
     hold(2, 1, 1, 250 * US, 0);
     hold(3, 2, 1, 200 * US, 0);

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch_dir.h"
+
 static int parse(const char *text, struct fikit_sim_workload *w, struct fikit_err *err)
 {
     return fikit_sim_workload_parse(text, strlen(text), "t.wl", w, err);
@@ -180,6 +182,17 @@ Test(sim_workload, rejects_the_structure)
     rejects(HDR "seq\nS 1\nend now\n", -EINVAL, "t.wl:6: end takes no fields; found 1");
 }
 
+/* A loop whose one step is before value after, rejected on that line with
+ * "FIELD 'value': what". */
+static void rejects_field(const char *before, const char *value, const char *after, const char *field,
+                          const char *what)
+{
+    char t[300], want[400];
+    snprintf(t, sizeof t, HDRL "seq\n%s%s%s\nend\n", before, value, after);
+    snprintf(want, sizeof want, "t.wl:5: %s '%s': %s", field, value, what);
+    rejects(t, -EINVAL, want);
+}
+
 Test(sim_workload, rejects_each_field)
 {
     rejects(HDRL "seq\nL 1 1 1 1\nend\n", -EINVAL,
@@ -188,37 +201,24 @@ Test(sim_workload, rejects_each_field)
     const char *host = "accepted: CPU time in microseconds, 0 to 10000000 (10 s), at most 3 decimals";
     const char *dur = "accepted: a duration in microseconds, more than 0 and at most 10000000 (10 s), "
                       "at most 3 decimals";
-    char want[400];
     const char *bad_host[] = {"-1", "1.2345", "1e3", "10000000.001", "x", "1.", ".5", "+1"};
     for (size_t i = 0; i < sizeof bad_host / sizeof *bad_host; i++) {
-        char t[200];
-        snprintf(t, sizeof t, HDRL "seq\nL %s 1 1 1 k\nend\n", bad_host[i]);
-        snprintf(want, sizeof want, "t.wl:5: HOST_US '%s': %s", bad_host[i], host);
-        rejects(t, -EINVAL, want);
-        snprintf(t, sizeof t, HDRL "seq\nS %s\nend\n", bad_host[i]);
-        rejects(t, -EINVAL, want);
+        rejects_field("L ", bad_host[i], " 1 1 1 k", "HOST_US", host);
+        rejects_field("S ", bad_host[i], "", "HOST_US", host);
     }
     const char *bad_dur[] = {"0", "0.000", "10000000.001", "99999999999999999999", "1,5"};
-    for (size_t i = 0; i < sizeof bad_dur / sizeof *bad_dur; i++) {
-        char t[200];
-        snprintf(t, sizeof t, HDRL "seq\nL 1 %s 1 1 k\nend\n", bad_dur[i]);
-        snprintf(want, sizeof want, "t.wl:5: DUR_US '%s': %s", bad_dur[i], dur);
-        rejects(t, -EINVAL, want);
-    }
-    rejects(HDRL "seq\nL 1 1 0 1 k\nend\n", -EINVAL,
-            "t.wl:5: BLOCKS '0': accepted: the grid's blocks, an integer from 1 to 4294967295");
-    rejects(HDRL "seq\nL 1 1 4294967296 1 k\nend\n", -EINVAL,
-            "t.wl:5: BLOCKS '4294967296': accepted: the grid's blocks, an integer from 1 to 4294967295");
-    rejects(HDRL "seq\nL 1 1 1 65537 k\nend\n", -EINVAL,
-            "t.wl:5: THREADS '65537': accepted: threads per block, an integer from 1 to 65536");
-    rejects(HDRL "seq\nL 1 1 1 2.5 k\nend\n", -EINVAL,
-            "t.wl:5: THREADS '2.5': accepted: threads per block, an integer from 1 to 65536");
-    rejects(HDRL "seq\nL 1 1 1 1 a%2\nend\n", -EINVAL,
-            "t.wl:5: NAME 'a%2': bad escape; accepted: bytes '!' to '~' other than '%', and %XX "
-            "(two hex digits, not %00) for any other byte");
-    rejects(HDRL "seq\nL 1 1 1 1 a%00\nend\n", -EINVAL,
-            "t.wl:5: NAME 'a%00': bad escape; accepted: bytes '!' to '~' other than '%', and %XX "
-            "(two hex digits, not %00) for any other byte");
+    for (size_t i = 0; i < sizeof bad_dur / sizeof *bad_dur; i++)
+        rejects_field("L 1 ", bad_dur[i], " 1 1 k", "DUR_US", dur);
+    const char *blocks = "accepted: the grid's blocks, an integer from 1 to 4294967295";
+    rejects_field("L 1 1 ", "0", " 1 k", "BLOCKS", blocks);
+    rejects_field("L 1 1 ", "4294967296", " 1 k", "BLOCKS", blocks);
+    const char *threads = "accepted: threads per block, an integer from 1 to 65536";
+    rejects_field("L 1 1 1 ", "65537", " k", "THREADS", threads);
+    rejects_field("L 1 1 1 ", "2.5", " k", "THREADS", threads);
+    const char *escape = "bad escape; accepted: bytes '!' to '~' other than '%', and %XX (two hex "
+                         "digits, not %00) for any other byte";
+    rejects_field("L 1 1 1 1 ", "a%2", "", "NAME", escape);
+    rejects_field("L 1 1 1 1 ", "a%00", "", "NAME", escape);
     char t[1400], name[1100];
     memset(name, 'n', 1024);
     name[1024] = '\0';
@@ -257,21 +257,6 @@ Test(sim_workload, rejects_more_than_a_million_steps)
     cr_assert_eq(w.nsteps, FIKIT_SIM_MAX_STEPS);
     fikit_sim_workload_free(&w);
     free(t);
-}
-
-static char dir[64];
-
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/fikit-test-simwl-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "chmod -R u+w %s; rm -rf %s", dir, dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 static void same(const struct fikit_sim_workload *a, const struct fikit_sim_workload *b)

@@ -5,17 +5,12 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include "../../../demo/check.h"
+
 #include <cstdio>
 #include <cstdlib>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CK(call) FIKIT_CHECK_CUDA(call)
 
 #define CU(call)                                                                                   \
     do {                                                                                           \

@@ -4,18 +4,13 @@
 #pragma once
 #include <hip/hip_runtime.h>
 
+#include "../../../demo/check.h"
+
 #include <cstdio>
 #include <cstdlib>
 
 #define CK(call)                                                                                   \
-    do {                                                                                           \
-        hipError_t e_ = (call);                                                                    \
-        if (e_ != hipSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,                     \
-                    hipGetErrorString(e_), hipGetErrorName(e_));                                   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+    FIKIT_CHECK(hipError_t, hipSuccess, call, "%s (%s)", hipGetErrorString(e_), hipGetErrorName(e_))
 
 #define CONF_MALLOC(p, bytes) hipMalloc((p), (bytes))
 #define CONF_TO_DEVICE(dst, src, bytes) hipMemcpy((dst), (src), (bytes), hipMemcpyHostToDevice)

@@ -20,6 +20,8 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 
+#include "demo/check.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -29,14 +31,7 @@
 
 #define CONF_SKIP 77
 
-#define CL(call)                                                                                   \
-    do {                                                                                           \
-        cl_int e_ = (call);                                                                        \
-        if (e_ != CL_SUCCESS) {                                                                    \
-            fprintf(stderr, "%s:%d: %s: OpenCL error %d\n", __FILE__, __LINE__, #call, e_);       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CL(call) FIKIT_CHECK_CL(call)
 
 /* For the calls that return an object and report through an out-argument. */
 #define CLERR(err) CL(err)
