@@ -1,5 +1,6 @@
 /* The kernels of the driver doubles (tests/fakecuda, tests/hip), run on the
- * host with the launch's parameters: x := x * s and c := a + b. */
+ * host with the launch's parameters: x := x * s, c := a + b, and the CUDA
+ * demo's layer (demo/cuda/demo_cuda.h: rounds of a 32-bit LCG per element). */
 #ifndef FIKIT_TESTS_HOST_KERNELS_H
 #define FIKIT_TESTS_HOST_KERNELS_H
 
@@ -23,6 +24,19 @@ static inline void k_scale(void **p, const unsigned g[3], const unsigned b[3])
     for (unsigned i = 0; i < g[0] * b[0]; i++)
         if ((int)i < n)
             x[i] *= s;
+}
+
+/* layer<L>(uint32_t *x, uint32_t n, uint32_t rounds), as on the device. */
+static inline void k_layer(void **p, const unsigned g[3], const unsigned b[3])
+{
+    unsigned *x = *(unsigned **)p[0];
+    unsigned n = *(unsigned *)p[1], rounds = *(unsigned *)p[2];
+    for (unsigned i = 0; i < g[0] * b[0] && i < n; i++) {
+        unsigned v = x[i];
+        for (unsigned k = 0; k < rounds; k++)
+            v = v * 1664525u + 1013904223u;
+        x[i] = v;
+    }
 }
 
 #endif

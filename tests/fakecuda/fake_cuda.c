@@ -35,7 +35,13 @@
 static const struct dbl_fn functions[] = {{"vec_add", NULL, k_vec_add, 4, {8, 8, 8, 4}},
                                       {"_Z5scalePffi", NULL, k_scale, 3, {8, 4, 4}},
                                       {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", NULL, k_scale, 3, {8, 4, 4}},
-                                      {"_Z9reduce_inPffi", NULL, k_scale, 3, {8, 4, 4}}};
+                                      {"_Z9reduce_inPffi", NULL, k_scale, 3, {8, 4, 4}},
+#define LAYER(l) {"_Z5layerILi" #l "EEvPjjj", NULL, k_layer, 3, {8, 4, 4}}
+                                      /* the CUDA demo's kernels, through the runtime double */
+                                      LAYER(0), LAYER(1), LAYER(2), LAYER(3), LAYER(4), LAYER(5),
+                                      LAYER(6), LAYER(7), LAYER(8), LAYER(9), LAYER(10), LAYER(11),
+                                      LAYER(12), LAYER(13), LAYER(14), LAYER(15)};
+#undef LAYER
 
 /* ------------------------------------------------------------- counting */
 

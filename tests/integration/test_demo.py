@@ -10,11 +10,9 @@ from harness import BUILD, SOURCE, check, check_no_unfit_start_mid_burst, fail
 
 # run-demo starts the service once the batch job writes "ready" (with
 # --progress): every batch program it may start must write it. The CUDA one
-# did not, and run-demo --backend cuda stopped after 120 s on the H200. The
-# CUDA programs need a GPU (the driver double has no CUDA runtime), so
-# where none answers this checks their source; with one, run-demo below
-# picks the CUDA backend and runs them.
-# Both batch programs say it through demo_batch_ready (demo/demo.h).
+# did not, and run-demo --backend cuda stopped after 120 s on the H200. Both
+# batch programs say it through demo_batch_ready (demo/demo.h); the CUDA ones
+# also run end to end on the doubles in integration.demo_cuda.
 text = open(os.path.join(SOURCE, "demo", "demo.h")).read()
 check('fputs("ready\\n", stderr)' in text and "if (o->progress)" in text,
       "demo/demo.h: demo_batch_ready writes ready with --progress, as run-demo waits for")
