@@ -14,8 +14,9 @@ static void usage(FILE *f)
                "\n"
                "Finds fikit.ini (--config, $FIKIT_CONFIG, $XDG_CONFIG_HOME/fikit/fikit.ini,\n"
                "/etc/fikit/fikit.ini, else built-in defaults), validates every section, key and\n"
-               "value, and prints the configuration in effect with the derived paths: every\n"
-               "key of every section, [limits] as one line per rule.\n"
+               "value, and prints the configuration in effect as a fikit.ini of its own: every\n"
+               "key of every section, [limits] a line per rule, and where an auto value\n"
+               "points here (a path, the spin) in a comment after it.\n"
                "\n"
                "Options:\n"
                "  -c, --config FILE   check this file\n"
@@ -25,7 +26,7 @@ static void usage(FILE *f)
                "file, line, key and value, and what is accepted), 2 on a usage error.\n");
 }
 
-/* What fikit.ini's value comes to here, after it ("" for none): where an
+/* What fikit.ini's value comes to here ("" for nothing to say): where an
  * "auto" path points, what an auto spin is on this machine. */
 static void note(const struct fikit_config *cfg, const char *key, const char *value, char *buf,
                  size_t len)
@@ -34,10 +35,10 @@ static void note(const struct fikit_config *cfg, const char *key, const char *va
     bool is_auto = strcmp(value, "auto") == 0;
     buf[0] = '\0';
     if (!strcmp(key, "substrate_cost_us") && is_auto) {
-        snprintf(buf, len, " (calibrated, else %llu)",
+        snprintf(buf, len, "calibrated, else %llu",
                  (unsigned long long)fikit_substrate_default_cost_ns(cfg->substrate) / 1000);
     } else if (!strcmp(key, "idle_after_us") && is_auto) {
-        snprintf(buf, len, " (learned)");
+        snprintf(buf, len, "learned");
     } else if (!strcmp(key, "spin_us") && is_auto) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         uint64_t spin = fikit_config_spin_ns(cfg, cpus, false);
@@ -46,15 +47,14 @@ static void note(const struct fikit_config *cfg, const char *key, const char *va
             snprintf(here, sizeof here, "always");
         else
             snprintf(here, sizeof here, "%llu", (unsigned long long)spin / 1000);
-        snprintf(buf, len, " (%s here for a GPU: %ld CPUs, always from %d; 50 for a device that "
-                 "computes on the CPUs)", here, cpus, FIKIT_SPIN_AUTO_MIN_CPUS);
+        snprintf(buf, len, "%s here for a GPU: %ld CPUs, always from %d; 50 for a device that "
+                 "computes on the CPUs", here, cpus, FIKIT_SPIN_AUTO_MIN_CPUS);
     } else if (!strcmp(key, "beside_max_slowdown") && !strcmp(value, "0")) {
-        snprintf(buf, len, " (off)");
+        snprintf(buf, len, "off");
     } else if (!strcmp(key, "warn_held_after_ms") && !strcmp(value, "0")) {
-        snprintf(buf, len, " (never)");
+        snprintf(buf, len, "never");
     } else if (!strcmp(key, "socket_group") && is_auto) {
-        snprintf(buf, len, " (%s)", geteuid() == 0 ? "fikit as root, if it exists"
-                                                   : "none: only this user");
+        snprintf(buf, len, "%s", geteuid() == 0 ? "fikit as root, if it exists" : "none: only this user");
     } else if (is_auto) {
         /* An auto path: where it points here. */
         int (*where)(const struct fikit_config *, char *, size_t) =
@@ -63,7 +63,7 @@ static void note(const struct fikit_config *cfg, const char *key, const char *va
             : !strcmp(key, "profile_dir") ? fikit_config_profile_dir
                                           : NULL;
         if (where && where(cfg, path, sizeof path) == 0)
-            snprintf(buf, len, " (%s)", path);
+            snprintf(buf, len, "%s", path);
     }
 }
 
@@ -93,39 +93,43 @@ int fikit_cmd_config(int argc, char **argv)
     struct fikit_config cfg;
     if (fikit_tool_config("config", path, &cfg))
         return 1;
-    /* Every key of the table (conf/config.c), in its order: the keys of
-     * [fikit], [scheduler], [daemon] and [client], one line each; a line
-     * per [task.NAME] with the keys it sets; [limits] a line per rule. */
-    printf("source            %s\n", cfg.source[0] ? cfg.source : "(built-in defaults)");
+    /* Every key of the table (conf/config.c), in its order, as fikit.ini
+     * writes it: a section's header, then its keys, what a value comes to
+     * here as a comment after it; a [task.NAME] with the keys it sets;
+     * [limits] default and each rule. The output is itself a valid fikit.ini
+     * of the same configuration. */
+    printf("; the configuration in effect, from %s\n", cfg.source[0] ? cfg.source : "built-in defaults");
     char value[4096], extra[4200];
+    const char *section = "";
     for (size_t i = 0; i < fikit_conf_nkeys; i++) {
         const struct fikit_conf_key *k = &fikit_conf_keys[i];
         if (!k->def || !strcmp(k->section, "limits"))
             continue;
+        if (strcmp(k->section, section))
+            printf("\n[%s]\n", section = k->section);
         fikit_conf_value(k, &cfg, value, sizeof value);
         note(&cfg, k->key, value, extra, sizeof extra);
-        printf("%-17s %s%s\n", k->key, value, extra);
+        printf("%s = %s%s%s\n", k->key, value, extra[0] ? "  ; " : "", extra);
     }
     for (int t = 0; t < cfg.ntasks; t++) {
-        printf("task              %s", cfg.tasks[t].name);
+        printf("\n[task.%s]\n", cfg.tasks[t].name);
         for (size_t i = 0; i < fikit_conf_nkeys; i++) {
             const struct fikit_conf_key *k = &fikit_conf_keys[i];
             if (strcmp(k->section, "task.NAME") || !task_key_set(k, &cfg.tasks[t]))
                 continue;
             fikit_conf_value(k, &cfg.tasks[t], value, sizeof value);
-            printf(" %s %s", k->key, value);
+            printf("%s = %s\n", k->key, value);
         }
-        printf("\n");
     }
     /* [limits]: the ceiling of users no rule names, then each rule. */
+    printf("\n[limits]\n");
     for (size_t i = 0; i < fikit_conf_nkeys; i++) {
         const struct fikit_conf_key *k = &fikit_conf_keys[i];
         if (strcmp(k->section, "limits"))
             continue;
         if (k->def) {
             fikit_conf_value(k, &cfg, value, sizeof value);
-            printf("limit             %s %s%s\n", k->key, value,
-                   cfg.limit_default == 0 ? " (anyone may claim any level)" : "");
+            printf("%s = %s%s\n", k->key, value, cfg.limit_default == 0 ? "  ; anyone may claim any level" : "");
             continue;
         }
         for (int r = 0; r < cfg.nlimits; r++) {
@@ -135,7 +139,7 @@ int fikit_cmd_config(int argc, char **argv)
             if (!fikit_conf_name_matches(k->key, rule))
                 continue;
             fikit_conf_value(k, &cfg.limits[r], value, sizeof value);
-            printf("limit             %s %s\n", rule, value);
+            printf("%s = %s\n", rule, value);
         }
     }
     return 0;

@@ -70,8 +70,8 @@ with Fikit() as fk:
             keys.add(line.split(" = ")[0])
     missing = [k for k in sorted(keys) if k not in r.stdout]
     check(r.returncode == 0 and len(keys) > 15 and not missing, f"fikit config prints every key (missing: {missing})")
-    check("socket_group      nogroup" in r.stdout and "limit             default 3" in r.stdout and
-          "limit             user.root 0" in r.stdout and "limit             group.students 5" in r.stdout,
+    check("\nsocket_group = nogroup\n" in r.stdout and "\n[limits]\ndefault = 3\n" in r.stdout and
+          "\nuser.root = 0\n" in r.stdout and "\ngroup.students = 5\n" in r.stdout,
           "fikit config prints socket_group and every [limits] rule")
 
 # Two programs under one task name learn into one profile, each saving over

@@ -29,7 +29,7 @@ LP = [BATCH, "--json", "-c", "3", "-w", "400"]
 IDLE = "idle_after_us = 1000000"
 with Fikit(extra=f"max_wait_ms = 0\n{IDLE}", daemon="warn_held_after_ms = 500") as fk:
     cfg = fk.tool("config", "-c", fk.config).stdout
-    check("warn_held_after_ms 500" in cfg, "fikit config shows warn_held_after_ms")
+    check("warn_held_after_ms = 500" in cfg, "fikit config shows warn_held_after_ms")
     fk.start()
     check(fk.run("batch", [BATCH, "--json", "-t", "1", "-w", "400"], measure=True).returncode == 0,
           "batch job measured")

@@ -68,7 +68,7 @@ with Fikit() as fk:
     check(fk.run("serve", SVC[:3] + ["20"] + SVC[4:], measure=True).returncode == 0, "service measured")
     fk.stop()
     cfg = fk.tool("config", "-c", fk.config).stdout
-    check("share beside" in cfg, "fikit config shows the task's share")
+    check("\nshare = beside\n" in cfg, "fikit config shows the task's share")
 
     err, ev, _, share = beside_service(fk, LP)
     check(share == {"beside"}, f"fikit status shows the job sharing beside the service: {sorted(share)}")

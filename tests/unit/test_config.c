@@ -742,6 +742,18 @@ Test(config, values_print_as_the_ini_writes_them)
     }
 }
 
+/* What `fikit config -c ini` prints, into out; it must succeed. */
+static void config_output(const char *ini, char *out, size_t len)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s config -c %s", FIKIT_TOOL, ini);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(out, 1, len - 1, f);
+    out[n] = '\0';
+    cr_assert_eq(pclose(f), 0, "%s:\n%s", cmd, out);
+}
+
 /* `fikit config` prints every key of the table: each key of [fikit],
  * [scheduler], [daemon] and [client] on a line of its own, the keys of a
  * [task.NAME] that sets them all, and [limits] default and a rule of each
@@ -751,31 +763,53 @@ Test(config, fikit_config_prints_every_key_of_the_table, .fini = cleanup)
     const char *p = write_ini("[scheduler]\nsubstrate = mps\n"
                               "[task.train]\npriority = 9\nmps_thread_percentage = 40\nshare = beside\n"
                               "[limits]\ndefault = 3\nuser.root = 0\ngroup.students = 5\n");
-    char cmd[512], out[16384];
-    snprintf(cmd, sizeof cmd, "%s config -c %s", FIKIT_TOOL, p);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = '\0';
-    cr_assert_eq(pclose(f), 0, "%s:\n%s", cmd, out);
-    /* The task's line, on its own. */
+    static char out[16384];
+    config_output(p, out, sizeof out);
+    /* The task's section, on its own. */
     char task[1024] = "";
-    const char *t = strstr(out, "\ntask              train ");
-    cr_assert_not_null(t, "no line for [task.train]:\n%s", out);
-    snprintf(task, sizeof task, "%.*s ", (int)strcspn(t + 1, "\n"), t + 1);
+    const char *t = strstr(out, "\n[task.train]\n");
+    cr_assert_not_null(t, "no [task.train]:\n%s", out);
+    const char *end = strstr(t + 1, "\n\n");
+    snprintf(task, sizeof task, "%.*s", (int)(end ? end - t : (ptrdiff_t)strlen(t)), t);
     for (size_t i = 0; i < fikit_conf_nkeys; i++) {
         const struct fikit_conf_key *k = &fikit_conf_keys[i];
         char want[128];
         size_t kl = strlen(k->key);
         if (kl > 5 && strcmp(k->key + kl - 5, ".NAME") == 0)
             kl -= 4; /* a [limits] rule: "user." */
-        if (!strcmp(k->section, "task.NAME"))
-            snprintf(want, sizeof want, " %s ", k->key);
-        else if (!strcmp(k->section, "limits"))
-            snprintf(want, sizeof want, "\nlimit             %.*s", (int)kl, k->key);
+        if (!strcmp(k->section, "limits"))
+            snprintf(want, sizeof want, "\n%.*s", (int)kl, k->key);
         else
-            snprintf(want, sizeof want, "\n%s ", k->key);
+            snprintf(want, sizeof want, "\n%s = ", k->key);
         cr_expect_not_null(strstr(!strcmp(k->section, "task.NAME") ? task : out, want),
                            "[%s] %s is not in `fikit config`'s output:\n%s", k->section, k->key, out);
+        char header[64];
+        snprintf(header, sizeof header, "\n[%s]\n", k->section);
+        cr_expect(!strcmp(k->section, "task.NAME") || strstr(out, header), "no %s in:\n%s", header, out);
     }
+}
+
+/* What `fikit config` prints is a fikit.ini of the same configuration: read
+ * back, it prints the same (but for the first line, which names the file). */
+Test(config, fikit_config_output_reads_back_as_the_same_configuration, .fini = cleanup)
+{
+    const char *p = write_ini("[scheduler]\nsubstrate = mps\nspin_us = 20\nmax_wait_ms = 0\n"
+                              "[daemon]\nsocket = /tmp/x.sock\nsocket_group = nogroup\n"
+                              "[task.train]\npriority = 9\nmps_thread_percentage = 40\nshare = beside\n"
+                              "[task.serve]\npriority = 0\n"
+                              "[limits]\ndefault = 3\nuser.root = 0\ngroup.students = 5\n");
+    static char first[16384], second[16384];
+    config_output(p, first, sizeof first);
+    char again[4096];
+    snprintf(again, sizeof again, "%s.again", p);
+    FILE *f = fopen(again, "w");
+    cr_assert_not_null(f);
+    fputs(first, f);
+    fclose(f);
+    config_output(again, second, sizeof second);
+    unlink(again);
+    cr_expect_str_eq(strchr(second, '\n'), strchr(first, '\n'), "read back:\n%s\nfirst:\n%s", second, first);
+    cr_expect_not_null(strstr(first, "\nsocket_group = nogroup\n"));
+    cr_expect_not_null(strstr(first, "\n[task.train]\npriority = 9\nmps_thread_percentage = 40\nshare = beside\n"));
+    cr_expect_not_null(strstr(first, "\n[limits]\ndefault = 3\nuser.root = 0\ngroup.students = 5\n"));
 }
