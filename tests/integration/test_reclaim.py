@@ -67,7 +67,16 @@ with Fikit(extra="idle_after_us = 60000000\nsafety_margin_us = 5000\nmax_wait_ms
         fk.trace()  # left in the test's directory (FIKIT_TEST_KEEP=1 keeps it)
         fail(f"batch-a was not granted twice in 60 s; fikit status:\n{fk.status()}")
     a.wait()
-    time.sleep(1.0)
+    # batch-b's next grant or fill, however long a loaded machine takes to
+    # give it (a fixed second missed it beside two busy loops): whether it
+    # came before batch-a's kernel would have ended is checked below.
+    def b_runs():
+        st = fk.status()
+        return sum(int(n) for c in ("grants", "fills") for n in status_column(st, "batch-b", c))
+    before = b_runs()
+    deadline = time.time() + 60
+    while b_runs() == before and time.time() < deadline:
+        time.sleep(0.05)
     trace = fk.trace()
     svc.send_signal(signal.SIGTERM)
     b.send_signal(signal.SIGTERM)
