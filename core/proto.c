@@ -41,6 +41,8 @@ static const struct msg_kind kinds[] = {
     PAYLOAD(TRACE_EVENTS, trace_events, NO_STR),
     EMPTY(OK),
     PAYLOAD(ATTEST, attest, STR(attest, task), STR(attest, origin)),
+    PAYLOAD(SLOT, slot, NO_STR),
+    PAYLOAD(SLOT_FD, slot_fd, NO_STR),
 };
 
 static const struct msg_kind *kind_of(uint16_t type)
@@ -133,8 +135,24 @@ int fikit_proto_check(const void *buf, size_t len, uint16_t *type, const char **
         const struct fikit_msg_register_ok *m = (const void *)p;
         if (m->level < 0 || m->level > 9)
             REJECT("level out of range");
-        if (m->slot_size == 0 || m->slot_offset > m->shm_size || m->slot_size > m->shm_size - m->slot_offset)
-            REJECT("slot outside the segment");
+        if (m->slot >= FIKIT_PROTO_SLOTS || m->slot_gen == 0 || m->slot_size == 0 || m->shm_size == 0)
+            REJECT("slot out of range");
+        break;
+    }
+    case FIKIT_MSG_SLOT: {
+        const struct fikit_msg_slot *m = (const void *)p;
+        if (m->slot >= FIKIT_PROTO_SLOTS || m->gen == 0)
+            REJECT("slot out of range");
+        break;
+    }
+    case FIKIT_MSG_SLOT_FD: {
+        const struct fikit_msg_slot_fd *m = (const void *)p;
+        if (m->part < FIKIT_PART_COMMONS || m->part > FIKIT_PART_PEER)
+            REJECT("unknown part");
+        if (m->part != FIKIT_PART_COMMONS && (m->slot >= FIKIT_PROTO_SLOTS || m->gen == 0))
+            REJECT("slot out of range");
+        if (m->size == 0)
+            REJECT("empty part");
         break;
     }
     case FIKIT_MSG_ERROR: {

@@ -1,7 +1,7 @@
 /* Owns: the control protocol between clients, the fikit tool and fikitd,
  * over a SOCK_SEQPACKET Unix socket: one message per packet, a fixed header
- * and a fixed-size payload per type, a file descriptor (the device's
- * shared segment) passed with SCM_RIGHTS. fikit_proto_check() validates a
+ * and a fixed-size payload per type, at most one file descriptor (a part
+ * of the device's shared memory) passed with SCM_RIGHTS. fikit_proto_check() validates a
  * received packet completely (sizes, counts, NUL-terminated strings, ranges)
  * before anyone reads it. Launches never use this socket. */
 #ifndef FIKIT_CORE_PROTO_H
@@ -14,18 +14,22 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 6 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
+#define FIKIT_PROTO_VERSION 7 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
                                * events; 4: register says the device computes on the host and
                                * whether the task runs beside; status shows the latter; 5: and
                                * each task's longest wait of a held launch; 6: pause and
-                               * overdue grants */
+                               * overdue grants; 7: the segment split (REGISTER_OK carries the
+                               * read-only header, SLOT_FD the commons, the task's slot and
+                               * other tasks' slots, read-only, asked with SLOT) */
 #define FIKIT_MSG_MAX 8192
+#define FIKIT_PROTO_SLOTS 64 /* slots of a device (FIKIT_SHM_SLOTS) */
 
 enum fikit_msg_type {
     FIKIT_MSG_HELLO = 1,       /* any -> fikitd: who are you */
     FIKIT_MSG_HELLO_OK,        /* fikitd -> any */
     FIKIT_MSG_REGISTER,        /* client -> fikitd: a task on a device */
-    FIKIT_MSG_REGISTER_OK,     /* fikitd -> client, with the segment's fd */
+    FIKIT_MSG_REGISTER_OK,     /* fikitd -> client, with the header's fd (read-only); two
+                                * SLOT_FD follow: the commons, then the task's own slot */
     FIKIT_MSG_ERROR,           /* fikitd -> any */
     FIKIT_MSG_STATUS,          /* tool -> fikitd */
     FIKIT_MSG_STATUS_DEVICE,   /* fikitd -> tool, one per device */
@@ -39,6 +43,8 @@ enum fikit_msg_type {
     FIKIT_MSG_ATTEST,          /* root -> fikitd: who a process is (a cluster scheduler's record);
                                 * added after version 5 without a new version: only root sends
                                 * it, and an older fikitd closes the connection */
+    FIKIT_MSG_SLOT,            /* client -> fikitd: a read-only fd of another task's slot */
+    FIKIT_MSG_SLOT_FD,         /* fikitd -> client, with the fd of a part of the segment */
     FIKIT_MSG_TYPE_MAX
 };
 
@@ -82,9 +88,31 @@ struct fikit_msg_register_ok {
     int32_t requested_level;
     uint32_t device_index;
     uint64_t generation;
-    uint64_t shm_size;
-    uint64_t slot_offset;    /* where the task's slot lies in the segment */
+    uint64_t shm_size;       /* the header's */
+    uint64_t slot_gen;       /* the slot's owner generation (struct fikit_shm_owner) */
     uint64_t slot_size;
+};
+
+/* What a SLOT_FD carries. */
+enum fikit_part {
+    FIKIT_PART_COMMONS = 1, /* read-write: the bell and the fill word */
+    FIKIT_PART_OWN = 2,     /* read-write: the task's own slot */
+    FIKIT_PART_PEER = 3,    /* read-only: another task's slot, as asked with SLOT */
+};
+
+struct fikit_msg_slot {
+    uint32_t device_index;
+    uint32_t slot;
+    uint64_t gen;            /* the owner generation the client saw in the header */
+};
+
+struct fikit_msg_slot_fd {
+    uint32_t device_index;
+    uint32_t slot;
+    uint32_t part;           /* enum fikit_part */
+    uint32_t pad;
+    uint64_t gen;
+    uint64_t size;
 };
 
 struct fikit_msg_error {

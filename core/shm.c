@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -11,53 +12,231 @@
 #include <time.h>
 #include <unistd.h>
 
-int fikit_shm_create(const char *device_key, const char *device_model, uint64_t generation,
-                     int *fd_out, struct fikit_shm **out)
+/* The slots' address range: each slot has a fixed place in it, so a
+ * slot's mapping is replaced in place (MAP_FIXED), never leaving a hole a
+ * reader of the old one could fall into. PROT_NONE until mapped. */
+static void *reserve_range(void)
 {
-    int fd = memfd_create("fikit-device", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    void *p = mmap(NULL, FIKIT_SHM_SLOTS * FIKIT_SHM_SLOT_SIZE, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static struct fikit_shm *new_view(void)
+{
+    struct fikit_shm *shm = calloc(1, sizeof *shm);
+    if (!shm)
+        return NULL;
+    shm->range = reserve_range();
+    if (!shm->range) {
+        free(shm);
+        return NULL;
+    }
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+        shm->slots[s] = (struct fikit_shm_slot *)((char *)shm->range + (size_t)s * FIKIT_SHM_SLOT_SIZE);
+    return shm;
+}
+
+static void init_header(struct fikit_shm_header *h, const char *device_key, const char *device_model,
+                        uint64_t generation)
+{
+    memset(h, 0, sizeof *h);
+    h->magic = FIKIT_SHM_MAGIC;
+    h->version = FIKIT_SHM_VERSION;
+    h->nslots = FIKIT_SHM_SLOTS;
+    h->size = FIKIT_SHM_SIZE;
+    h->generation = generation;
+    snprintf(h->device_key, sizeof h->device_key, "%s", device_key);
+    snprintf(h->device_model, sizeof h->device_model, "%s", device_model);
+    atomic_store(&h->daemon_state, FIKIT_DAEMON_RUNNING);
+}
+
+/* A memfd of size bytes that nobody can resize under the mappings, of the
+ * given mode (a memfd is 0777 by default: anyone holding a read-only fd of
+ * it could reopen it read-write through /proc/PID/fd). */
+static int new_memfd(const char *name, size_t size, mode_t mode)
+{
+    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return -errno;
-    if (ftruncate(fd, (off_t)FIKIT_SHM_SIZE) != 0) {
+    if (fchmod(fd, mode) != 0 || ftruncate(fd, (off_t)size) != 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
         int e = errno;
         close(fd);
         return -e;
     }
-    /* Nobody may resize it under the mappings. */
-    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-    struct fikit_shm *shm = mmap(NULL, FIKIT_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (shm == MAP_FAILED) {
-        int e = errno;
-        close(fd);
-        return -e;
+    return fd;
+}
+
+int fikit_shm_reopen_ro(int fd)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int ro = open(path, O_RDONLY | O_CLOEXEC);
+    return ro < 0 ? -errno : ro;
+}
+
+int fikit_shm_create(const char *device_key, const char *device_model, uint64_t generation,
+                     int *hdr_ro, int *com_fd, struct fikit_shm **out)
+{
+    struct fikit_shm *shm = new_view();
+    if (!shm)
+        return -ENOMEM;
+    int hfd = new_memfd("fikit-device", FIKIT_SHM_SIZE, 0400), cfd = -1, ro = -1, rc;
+    if (hfd < 0) {
+        rc = hfd;
+        goto fail;
     }
-    memset(&shm->hdr, 0, sizeof shm->hdr);
-    shm->hdr.magic = FIKIT_SHM_MAGIC;
-    shm->hdr.version = FIKIT_SHM_VERSION;
-    shm->hdr.nslots = FIKIT_SHM_SLOTS;
-    shm->hdr.size = FIKIT_SHM_SIZE;
-    shm->hdr.generation = generation;
-    snprintf(shm->hdr.device_key, sizeof shm->hdr.device_key, "%s", device_key);
-    snprintf(shm->hdr.device_model, sizeof shm->hdr.device_model, "%s", device_model);
-    atomic_store(&shm->hdr.daemon_state, FIKIT_DAEMON_RUNNING);
+    shm->hdr = mmap(NULL, FIKIT_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, hfd, 0);
+    if (shm->hdr == MAP_FAILED) {
+        shm->hdr = NULL;
+        rc = -errno;
+        goto fail;
+    }
+    init_header(shm->hdr, device_key, device_model, generation);
+    /* From here only this mapping writes it: no writable mapping, no
+     * write(2), whoever holds an fd of it. */
+    if (fcntl(hfd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0) {
+        rc = -errno;
+        goto fail;
+    }
+    ro = fikit_shm_reopen_ro(hfd);
+    if (ro < 0) {
+        rc = ro;
+        goto fail;
+    }
+    cfd = new_memfd("fikit-commons", FIKIT_SHM_COMMONS_SIZE, 0600);
+    if (cfd < 0) {
+        rc = cfd;
+        goto fail;
+    }
+    shm->com = mmap(NULL, FIKIT_SHM_COMMONS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, cfd, 0);
+    if (shm->com == MAP_FAILED) {
+        shm->com = NULL;
+        rc = -errno;
+        goto fail;
+    }
+    close(hfd);
+    *hdr_ro = ro;
+    *com_fd = cfd;
+    *out = shm;
+    return 0;
+fail:
+    if (hfd >= 0)
+        close(hfd);
+    if (cfd >= 0)
+        close(cfd);
+    if (ro >= 0)
+        close(ro);
+    fikit_shm_unmap(shm);
+    return rc;
+}
+
+static int map_slot_at(struct fikit_shm *shm, int s, int fd, bool writable)
+{
+    void *p = mmap(shm->slots[s], FIKIT_SHM_SLOT_SIZE, PROT_READ | (writable ? PROT_WRITE : 0),
+                   MAP_SHARED | MAP_FIXED, fd, 0);
+    return p == MAP_FAILED ? -errno : 0;
+}
+
+int fikit_shm_slot_create(struct fikit_shm *shm, int s, uint64_t gen, int *fd_out)
+{
+    int fd = new_memfd("fikit-slot", FIKIT_SHM_SLOT_SIZE, 0600);
+    if (fd < 0)
+        return fd;
+    atomic_store(&shm->mapped[s], 0);
+    int rc = map_slot_at(shm, s, fd, true);
+    if (rc) {
+        close(fd);
+        fikit_shm_slot_drop(shm, s);
+        return rc;
+    }
+    shm->slots[s]->gen = gen;
+    shm->slots[s]->index = (uint32_t)s;
+    atomic_store(&shm->mapped[s], gen);
     *fd_out = fd;
+    return 0;
+}
+
+void fikit_shm_slot_drop(struct fikit_shm *shm, int s)
+{
+    atomic_store(&shm->mapped[s], 0);
+    if (!shm->local)
+        mmap(shm->slots[s], FIKIT_SHM_SLOT_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+             MAP_NORESERVE, -1, 0);
+}
+
+int fikit_shm_map(int hdr_fd, int com_fd, struct fikit_shm **out)
+{
+    struct stat st, cst;
+    if (fstat(hdr_fd, &st) != 0 || fstat(com_fd, &cst) != 0)
+        return -errno;
+    if ((uint64_t)st.st_size != FIKIT_SHM_SIZE || (uint64_t)cst.st_size != FIKIT_SHM_COMMONS_SIZE)
+        return -EPROTO;
+    struct fikit_shm *shm = new_view();
+    if (!shm)
+        return -ENOMEM;
+    shm->hdr = mmap(NULL, FIKIT_SHM_SIZE, PROT_READ, MAP_SHARED, hdr_fd, 0);
+    shm->com = mmap(NULL, FIKIT_SHM_COMMONS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, com_fd, 0);
+    int rc = 0;
+    if (shm->hdr == MAP_FAILED || shm->com == MAP_FAILED)
+        rc = -errno;
+    if (shm->hdr == MAP_FAILED)
+        shm->hdr = NULL;
+    if (shm->com == MAP_FAILED)
+        shm->com = NULL;
+    if (!rc && (shm->hdr->magic != FIKIT_SHM_MAGIC || shm->hdr->version != FIKIT_SHM_VERSION ||
+                shm->hdr->size != FIKIT_SHM_SIZE || shm->hdr->nslots != FIKIT_SHM_SLOTS))
+        rc = -EPROTO;
+    if (rc) {
+        fikit_shm_unmap(shm);
+        return rc;
+    }
     *out = shm;
     return 0;
 }
 
-int fikit_shm_map(int fd, struct fikit_shm **out)
+int fikit_shm_map_slot(struct fikit_shm *shm, int s, uint64_t gen, int fd, bool writable)
 {
     struct stat st;
+    if (s < 0 || s >= FIKIT_SHM_SLOTS || !gen)
+        return -EINVAL;
     if (fstat(fd, &st) != 0)
         return -errno;
-    if ((uint64_t)st.st_size != FIKIT_SHM_SIZE)
+    if ((uint64_t)st.st_size != FIKIT_SHM_SLOT_SIZE)
         return -EPROTO;
-    struct fikit_shm *shm = mmap(NULL, FIKIT_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (shm == MAP_FAILED)
-        return -errno;
-    if (shm->hdr.magic != FIKIT_SHM_MAGIC || shm->hdr.version != FIKIT_SHM_VERSION ||
-        shm->hdr.size != FIKIT_SHM_SIZE || shm->hdr.nslots != FIKIT_SHM_SLOTS) {
-        munmap(shm, FIKIT_SHM_SIZE);
+    /* Readers check mapped[s] before and after they read: 0 while the
+     * mapping changes under them. */
+    atomic_store(&shm->mapped[s], 0);
+    int rc = map_slot_at(shm, s, fd, writable);
+    if (rc)
+        return rc;
+    if (__atomic_load_n(&shm->slots[s]->gen, __ATOMIC_RELAXED) != gen)
         return -EPROTO;
+    atomic_store(&shm->mapped[s], gen);
+    return 0;
+}
+
+int fikit_shm_local(struct fikit_shm **out)
+{
+    struct fikit_shm *shm = calloc(1, sizeof *shm);
+    if (!shm)
+        return -ENOMEM;
+    shm->local = true;
+    shm->hdr = calloc(1, sizeof *shm->hdr);
+    shm->com = calloc(1, sizeof *shm->com);
+    shm->range = calloc(FIKIT_SHM_SLOTS, FIKIT_SHM_SLOT_SIZE);
+    if (!shm->hdr || !shm->com || !shm->range) {
+        fikit_shm_unmap(shm);
+        return -ENOMEM;
+    }
+    init_header(shm->hdr, "local", "local", 1);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        shm->slots[s] = (struct fikit_shm_slot *)((char *)shm->range + (size_t)s * FIKIT_SHM_SLOT_SIZE);
+        shm->slots[s]->gen = (uint64_t)s + 1;
+        shm->slots[s]->index = (uint32_t)s;
+        atomic_store(&shm->hdr->owner[s].gen, (uint64_t)s + 1);
+        atomic_store(&shm->mapped[s], (uint64_t)s + 1);
     }
     *out = shm;
     return 0;
@@ -65,8 +244,21 @@ int fikit_shm_map(int fd, struct fikit_shm **out)
 
 void fikit_shm_unmap(struct fikit_shm *shm)
 {
-    if (shm)
-        munmap(shm, FIKIT_SHM_SIZE);
+    if (!shm)
+        return;
+    if (shm->local) {
+        free(shm->hdr);
+        free(shm->com);
+        free(shm->range);
+    } else {
+        if (shm->hdr)
+            munmap(shm->hdr, FIKIT_SHM_SIZE);
+        if (shm->com)
+            munmap(shm->com, FIKIT_SHM_COMMONS_SIZE);
+        if (shm->range)
+            munmap(shm->range, FIKIT_SHM_SLOTS * FIKIT_SHM_SLOT_SIZE);
+    }
+    free(shm);
 }
 
 /* Field by field with relaxed atomics: the seqlock orders them, and no
@@ -171,25 +363,33 @@ uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t d
     return busy;
 }
 
-uint64_t fikit_shm_fill_lock(struct fikit_shm_header *hdr)
+uint64_t fikit_shm_fill_lock(struct fikit_shm *shm, uint64_t now)
 {
-    return atomic_fetch_or(&hdr->fill_until_ns, FIKIT_FILL_LOCK) & ~FIKIT_FILL_LOCK;
+    uint64_t v = atomic_fetch_or(&shm->com->fill_until_ns, FIKIT_FILL_LOCK) & ~FIKIT_FILL_LOCK;
+    /* Any client of the device may have written it: no further out than a
+     * fill could reach, and put back so (even: the lock bit stays clear). */
+    if (v > now + FIKIT_FILL_AHEAD_MAX_NS) {
+        v = (now + FIKIT_FILL_AHEAD_MAX_NS) & ~FIKIT_FILL_LOCK;
+        atomic_store(&shm->com->fill_until_ns, v | FIKIT_FILL_LOCK);
+    }
+    return v;
 }
 
-void fikit_shm_fill_unlock(struct fikit_shm_header *hdr, uint64_t granted_until)
+void fikit_shm_fill_unlock(struct fikit_shm *shm, uint64_t granted_until)
 {
-    atomic_store(&hdr->granted_until_ns, granted_until);
+    atomic_store(&shm->hdr->granted_until_ns, granted_until);
     /* Given back 2 ns later than taken: a client that read granted_until_ns
      * before the lock cannot then take the room with the value it saw. */
-    uint64_t held = atomic_load(&hdr->fill_until_ns) & ~FIKIT_FILL_LOCK;
-    atomic_store(&hdr->fill_until_ns, held + 2);
+    uint64_t held = atomic_load(&shm->com->fill_until_ns) & ~FIKIT_FILL_LOCK;
+    atomic_store(&shm->com->fill_until_ns, held + 2);
 }
 
-uint64_t fikit_shm_fill_take(struct fikit_shm_header *hdr, uint64_t now,
+uint64_t fikit_shm_fill_take(struct fikit_shm *shm, uint64_t now,
                              const struct fikit_fill_rooms *rooms, uint64_t overhead_ns,
                              uint64_t dur_ns)
 {
-    uint64_t old = atomic_load(&hdr->fill_until_ns);
+    struct fikit_shm_header *hdr = shm->hdr;
+    uint64_t old = atomic_load(&shm->com->fill_until_ns);
     for (;;) {
         if (old & FIKIT_FILL_LOCK)
             return 0;
@@ -198,7 +398,7 @@ uint64_t fikit_shm_fill_take(struct fikit_shm_header *hdr, uint64_t now,
                                          atomic_load(&hdr->granted_until_ns), &until);
         if (!room)
             return 0;
-        if (atomic_compare_exchange_weak(&hdr->fill_until_ns, &old, until))
+        if (atomic_compare_exchange_weak(&shm->com->fill_until_ns, &old, until))
             return room;
     }
 }
@@ -235,14 +435,14 @@ void fikit_futex_wake(_Atomic uint32_t *addr, int n)
 
 void fikit_shm_ring_arbiter(struct fikit_shm *shm)
 {
-    atomic_fetch_add(&shm->hdr.arbiter_futex, 1);
-    fikit_futex_wake(&shm->hdr.arbiter_futex, 1);
+    atomic_fetch_add(&shm->com->arbiter_futex, 1);
+    fikit_futex_wake(&shm->com->arbiter_futex, 1);
 }
 
 void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
                      const struct fikit_trace_event *ev)
 {
-    if (!atomic_load_explicit(&shm->hdr.trace_on, memory_order_relaxed))
+    if (!atomic_load_explicit(&shm->hdr->trace_on, memory_order_relaxed))
         return;
     uint64_t i = atomic_fetch_add_explicit(&slot->trace_head, 1, memory_order_acq_rel);
     /* fikitd drains on a timer, which a burst from many threads outruns:
@@ -259,7 +459,7 @@ void fikit_shm_trace(struct fikit_shm *shm, struct fikit_shm_slot *slot,
         fikit_shm_ring_arbiter(shm);
         for (int n = 0; n < FIKIT_TRACE_WAIT_NS / FIKIT_TRACE_WAIT_STEP_NS; n++) {
             if (i + 1 - atomic_load_explicit(&slot->trace_tail, memory_order_acquire) <= FIKIT_SHM_TRACE ||
-                atomic_load_explicit(&shm->hdr.daemon_state, memory_order_relaxed) != FIKIT_DAEMON_RUNNING)
+                atomic_load_explicit(&shm->hdr->daemon_state, memory_order_relaxed) != FIKIT_DAEMON_RUNNING)
                 break;
             struct timespec step = {0, FIKIT_TRACE_WAIT_STEP_NS};
             nanosleep(&step, NULL);
@@ -355,9 +555,9 @@ void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched
 }
 
 void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool beside,
-                    struct fikit_view *v, struct fikit_admit_task *tasks)
+                    struct fikit_view *v, struct fikit_admit_task *tasks, uint64_t *unmapped)
 {
-    const struct fikit_shm_header *h = &shm->hdr;
+    const struct fikit_shm_header *h = shm->hdr;
     memset(v, 0, sizeof *v);
     v->level = level;
     v->running = atomic_load_explicit(&h->daemon_state, memory_order_relaxed) == FIKIT_DAEMON_RUNNING;
@@ -377,29 +577,43 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
     v->fill_overhead_ns = atomic_load_explicit(&h->fill_overhead_ns, memory_order_relaxed);
     v->beside_max_slowdown_ppm = atomic_load_explicit(&h->beside_max_slowdown_ppm, memory_order_relaxed);
     v->queued = atomic_load_explicit(&h->queued, memory_order_relaxed);
-    v->fill_until_ns = atomic_load(&h->fill_until_ns);
+    v->fill_until_ns = atomic_load(&shm->com->fill_until_ns);
     v->granted_until_ns = atomic_load(&h->granted_until_ns);
-    const struct fikit_shm_slot *own = &shm->slots[slot_index];
+    const struct fikit_shm_slot *own = shm->slots[slot_index];
     v->own_busy_until_ns = __atomic_load_n(&own->pub.busy_until_ns, __ATOMIC_RELAXED);
     uint64_t slots = atomic_load_explicit(&h->slot_mask, memory_order_acquire) & ~(1ull << slot_index);
     for (; slots; slots &= slots - 1) {
-        const struct fikit_shm_slot *sl = &shm->slots[__builtin_ctzll(slots)];
-        if (sl->level >= level || atomic_load_explicit(&sl->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
+        int s = __builtin_ctzll(slots);
+        const struct fikit_shm_owner *o = &h->owner[s];
+        const struct fikit_shm_slot *sl = shm->slots[s];
+        int olevel = o->level;
+        if (olevel >= level || atomic_load_explicit(&o->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
             continue;
         struct fikit_admit_task *t = &tasks[v->ntasks++];
         struct fikit_shm_launch pub;
-        t->level = sl->level;
-        t->unreadable = !fikit_shm_read_launch(sl, &pub);
+        t->level = olevel;
+        /* Read only through a mapping of its owner's generation, before
+         * and after (the mapping may be replaced meanwhile). */
+        uint64_t gen = atomic_load_explicit(&o->gen, memory_order_acquire);
+        bool current = gen && atomic_load_explicit(&shm->mapped[s], memory_order_acquire) == gen;
+        t->unreadable = !current || !fikit_shm_read_launch(sl, &pub);
+        if (current && beside) {
+            t->slowdown_ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
+            t->slowdown_ns = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
+        }
+        if (current) {
+            atomic_thread_fence(memory_order_acquire);
+            if (atomic_load_explicit(&shm->mapped[s], memory_order_relaxed) != gen)
+                t->unreadable = true, t->slowdown_ppm = 0;
+        } else if (unmapped) {
+            *unmapped |= 1ull << s;
+        }
         if (!t->unreadable) {
             t->launches = pub.launches;
             t->last_launch_ns = pub.last_launch_ns;
             t->busy_until_ns = pub.busy_until_ns;
             t->idle_after_ns = pub.idle_after_ns;
             t->gap = pub.gap;
-        }
-        if (beside) {
-            t->slowdown_ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
-            t->slowdown_ns = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
         }
     }
 }
@@ -470,22 +684,22 @@ void fikit_shm_waiter_nudge(struct fikit_shm_waiter *w)
     fikit_futex_wake(&w->futex, 1);
 }
 
-void fikit_shm_decide(struct fikit_shm_header *hdr, struct fikit_sched *s, uint64_t now,
+void fikit_shm_decide(struct fikit_shm *shm, struct fikit_sched *s, uint64_t now,
                       void (*apply)(void *user, const struct fikit_grant *g, size_t n), void *user,
                       uint64_t *wake_ns)
 {
     struct fikit_grant grants[64];
     bool deciding = s->nreq != 0;
     if (deciding)
-        s->client_fill_until_ns = fikit_shm_fill_lock(hdr);
+        s->client_fill_until_ns = fikit_shm_fill_lock(shm, now);
     size_t n;
     do {
         n = fikit_sched_decide(s, now, grants, 64, wake_ns);
         if (deciding && n < 64)
-            fikit_shm_fill_unlock(hdr, fikit_sched_granted_until(s));
+            fikit_shm_fill_unlock(shm, fikit_sched_granted_until(s));
         apply(user, grants, n);
     } while (n == 64);
-    atomic_store(&hdr->queued, (uint32_t)s->nreq);
+    atomic_store(&shm->hdr->queued, (uint32_t)s->nreq);
 }
 
 int fikit_shm_take_record(const struct fikit_shm_slot *slot, struct fikit_sched *s, uint32_t id,

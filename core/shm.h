@@ -1,12 +1,22 @@
-/* Owns: the layout of the shared-memory segment of one device, its
- * creation (fikitd) and mapping and validation (clients), and the seqlock
- * through which a client publishes its launches without a system call.
+/* Owns: the layout of the shared memory of one device, its creation
+ * (fikitd) and mapping and validation (clients), and the seqlock through
+ * which a client publishes its launches without a system call.
  *
- * One segment per device, a memfd created by fikitd and handed to each
- * client over the control socket. Each registered task owns one slot: it
- * writes its launch publication, its held launches (waiters) and, while
- * tracing, its trace ring; fikitd writes the slot header and the grants.
- * fikitd validates everything it reads from a slot before use. */
+ * A device's shared memory is several memfds, so that what others read is
+ * written only by whoever it describes (docs/DESIGN.md "The segment"):
+ *  - fikitd's header (struct fikit_shm_header): parameters, state, masks,
+ *    each slot's owner (state, level, pid, generation, name). Sealed
+ *    against writes after fikitd maps it; clients get a read-only fd and
+ *    map it PROT_READ.
+ *  - the commons (struct fikit_shm_commons): fikitd's bell and the word
+ *    through which clients fill gaps by themselves, the only words every
+ *    client of the device writes; fikitd bounds what it reads there.
+ *  - one memfd per task (struct fikit_shm_slot), mode 0600: its launch
+ *    publication, its held launches (waiters) and its trace ring. Writable
+ *    by its task and fikitd; other tasks of the device get a read-only fd
+ *    (FIKIT_MSG_SLOT) to read its publication.
+ * fikitd validates everything it reads from a slot before use, and acts on
+ * it for that task only. */
 #ifndef FIKIT_CORE_SHM_H
 #define FIKIT_CORE_SHM_H
 
@@ -25,7 +35,7 @@
 /* 2: slots aligned to the cache line; 3: decision handshake; 4: clients fill
  * gaps themselves and pace their queue; 5: trace rings with back-pressure;
  * 6: each task's slowdown against its profile, and beside_max_slowdown */
-#define FIKIT_SHM_VERSION 6
+#define FIKIT_SHM_VERSION 7 /* 7: split into header, commons and one memfd per slot */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -74,19 +84,16 @@ struct fikit_shm_launch {
     struct fikit_gap_pred gap;
 };
 
-/* Cache-line aligned, so a launch's publication (pub_lock to pub) always
- * spans the same two lines, whichever slot the task has. */
+/* One task's memfd. Cache-line aligned, so a launch's publication
+ * (pub_lock to pub) always spans the same two lines. */
 
 struct fikit_shm_slot {
-    /* written by fikitd */
-    _Alignas(64) _Atomic uint32_t state;
-    int32_t level;
-    int32_t pid;
-    uint32_t task_id;
-    char name[64];
+    /* written by fikitd when it makes the memfd: whose it is */
+    _Alignas(64) uint64_t gen;
+    uint32_t index;
 
     /* written by the client */
-    _Atomic uint32_t pub_lock; /* between the client's own threads only */
+    _Alignas(64) _Atomic uint32_t pub_lock; /* between the client's own threads only */
     _Atomic uint64_t pub_seq;  /* seqlock: odd while a publication is written */
     struct fikit_shm_launch pub;
     _Atomic uint64_t holds;
@@ -110,6 +117,19 @@ struct fikit_shm_slot {
 #define FIKIT_SHM_IDLE_LEARNED 1u
 #define FIKIT_SHM_IDLE_PAUSES 2u
 
+/* A slot's owner, as fikitd alone writes it. gen tells a reused slot from
+ * its previous owner: a client reads another task's slot only through a
+ * mapping made for the same gen. */
+struct fikit_shm_owner {
+    _Atomic uint32_t state;
+    int32_t level;
+    int32_t pid;
+    uint32_t pad;
+    _Atomic uint64_t gen;
+    char name[64];
+};
+
+/* fikitd's memfd: clients map it read-only. */
 struct fikit_shm_header {
     uint64_t magic;
     uint32_t version;
@@ -117,7 +137,6 @@ struct fikit_shm_header {
     uint64_t size;
     uint64_t generation;          /* fikitd's start time: a restarted daemon differs */
     _Atomic uint32_t daemon_state;
-    _Atomic uint32_t arbiter_futex; /* bumped and woken by a client that posts */
     _Atomic uint32_t level_mask;  /* bit L: a registered task has level L */
     _Atomic uint64_t slot_mask;   /* bit S: slot S holds a registered task */
     _Atomic uint32_t trace_on;    /* clients write their trace ring while set */
@@ -137,31 +156,72 @@ struct fikit_shm_header {
      * lower-level work clients put into a gap, behind granted_until_ns,
      * that of the work fikitd granted (dropped when its grantee dies).
      * fikitd locks fill_until_ns (its low bit) while it decides, so the two
-     * never give the same room twice. */
+     * never give the same room twice. fill_until_ns is in the commons. */
     _Atomic uint64_t fill_overhead_ns; /* substrate cost + safety margin */
     _Atomic uint32_t gap_confidence_ppm;
     _Atomic uint32_t queued;           /* held launches in fikitd's queue after its last pass */
-    _Atomic uint64_t fill_until_ns;
     _Atomic uint64_t granted_until_ns;
     _Atomic uint64_t max_queued_ns;    /* lower-level work queued ahead; 0: no bound */
     _Atomic uint32_t beside_max_slowdown_ppm; /* share = beside tasks share only gaps above it; 0: never */
     char device_key[128];
     char device_model[128];
+    struct fikit_shm_owner owner[FIKIT_SHM_SLOTS];
 };
 
+/* The words every client of the device writes: its own page. */
+struct fikit_shm_commons {
+    _Alignas(64) _Atomic uint32_t arbiter_futex; /* bumped and woken by a client that posts */
+    _Alignas(64) _Atomic uint64_t fill_until_ns;
+};
+
+#define FIKIT_SHM_SIZE sizeof(struct fikit_shm_header)
+#define FIKIT_SHM_COMMONS_SIZE 4096ul
+#define FIKIT_SHM_SLOT_SIZE ((sizeof(struct fikit_shm_slot) + 4095) & ~4095ul)
+_Static_assert(sizeof(struct fikit_shm_commons) <= FIKIT_SHM_COMMONS_SIZE, "commons fit a page");
+
+/* One process's view of a device's shared memory: the header, the commons,
+ * and where each slot is mapped. slots[s] is fixed for the view's life (an
+ * address range kept for it); what is mapped there is the memfd of owner
+ * generation mapped[s] (0: nothing, and the range must not be read). */
 struct fikit_shm {
-    struct fikit_shm_header hdr;
-    struct fikit_shm_slot slots[FIKIT_SHM_SLOTS];
+    struct fikit_shm_header *hdr;
+    struct fikit_shm_commons *com;
+    struct fikit_shm_slot *slots[FIKIT_SHM_SLOTS];
+    _Atomic uint64_t mapped[FIKIT_SHM_SLOTS];
+    void *range;        /* slots' address range */
+    bool local;         /* fikit_shm_local: plain memory, every slot there */
 };
 
-#define FIKIT_SHM_SIZE sizeof(struct fikit_shm)
-
-/* fikitd: a sealed memfd of the right size, mapped read-write. */
+/* fikitd: the header's memfd, filled in, mapped read-write and then sealed
+ * against any other write (F_SEAL_FUTURE_WRITE, mode 0400), with *hdr_ro a
+ * read-only fd of it to hand to clients; the commons' memfd (*com_fd). */
 int fikit_shm_create(const char *device_key, const char *device_model, uint64_t generation,
-                     int *fd_out, struct fikit_shm **out);
-/* client: maps a segment received from fikitd and checks its header. */
-int fikit_shm_map(int fd, struct fikit_shm **out);
+                     int *hdr_ro, int *com_fd, struct fikit_shm **out);
+/* fikitd: a new memfd for slot s of owner generation gen (mode 0600),
+ * mapped read-write at shm->slots[s], in *fd. The header's owner is not
+ * touched (fikitd publishes it once the slot is set up). */
+int fikit_shm_slot_create(struct fikit_shm *shm, int s, uint64_t gen, int *fd);
+/* fikitd: unmaps slot s (its range kept for the next owner). */
+void fikit_shm_slot_drop(struct fikit_shm *shm, int s);
+/* A read-only fd of the memfd fd (reopened through /proc/self/fd). */
+int fikit_shm_reopen_ro(int fd);
+/* client: maps the header (read-only) and the commons received from fikitd
+ * and checks the header. */
+int fikit_shm_map(int hdr_fd, int com_fd, struct fikit_shm **out);
+/* client: maps slot s of generation gen from fd at shm->slots[s], read-write
+ * (its own) or read-only (another task's), replacing whatever was there. */
+int fikit_shm_map_slot(struct fikit_shm *shm, int s, uint64_t gen, int fd, bool writable);
+/* The same view in plain memory, every slot present (gen s + 1), header
+ * filled in as fikit_shm_create does: for fikit sim and the tests. */
+int fikit_shm_local(struct fikit_shm **out);
 void fikit_shm_unmap(struct fikit_shm *shm);
+
+/* Whether slot s is mapped for the generation its owner has now. */
+static inline bool fikit_shm_slot_current(const struct fikit_shm *shm, int s)
+{
+    uint64_t gen = atomic_load_explicit(&shm->hdr->owner[s].gen, memory_order_acquire);
+    return gen && atomic_load_explicit(&shm->mapped[s], memory_order_acquire) == gen;
+}
 
 /* The launch path's publication (the client's threads serialise on the
  * slot's pub_lock; no system call): counts the launch,
@@ -171,11 +231,9 @@ uint64_t fikit_shm_publish_launch(struct fikit_shm_slot *slot, uint64_t now, uin
                                   uint64_t key, const struct fikit_gap_pred *gap,
                                   uint64_t idle_after_ns);
 /* A client's own record of what it publishes, in its private memory: the
- * slot shows a copy. Every task of a device maps the whole segment
- * read-write, so another program can write this slot (a lock left taken,
- * a busy time an hour ahead, a count put back); with the state kept here,
- * such a write changes what others read until the task's next launch,
- * never how the task itself publishes, counts or paces. */
+ * slot shows a copy. Only the task and fikitd write its slot now; the
+ * record keeps the launch path from reading back its own slot (one cache
+ * line fewer) and from trusting a slot fikitd may have reset. */
 struct fikit_shm_own {
     _Atomic uint32_t lock;  /* between the task's own threads, as pub_lock was */
     uint64_t seq;           /* the seqlock number it last wrote */
@@ -220,9 +278,11 @@ void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched
  * launch of the task in slot_index at level (beside: its share = beside is
  * in force). Reads the header and the slots of higher levels only (none
  * when no higher level has a task: the high-priority path's one load);
- * tasks must hold FIKIT_SHM_SLOTS entries. */
+ * tasks must hold FIKIT_SHM_SLOTS entries. A higher slot not mapped here
+ * for its owner's generation counts as unreadable (active, busy) and its
+ * bit is set in *unmapped (may be NULL), for the caller to fetch. */
 void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool beside,
-                    struct fikit_view *v, struct fikit_admit_task *tasks);
+                    struct fikit_view *v, struct fikit_admit_task *tasks, uint64_t *unmapped);
 
 /* How long a launch just held waits, spinning, for fikitd's first decision
  * about it (spin_us > 0): the arbiter is rung by the post and answers within
@@ -273,8 +333,12 @@ void fikit_shm_waiter_nudge(struct fikit_shm_waiter *w);
 /* fikitd, around a decision: takes fill_until_ns (clients then hold
  * instead of filling) and returns its value; gives it back with
  * granted_until_ns set to the end of the work it granted. */
-uint64_t fikit_shm_fill_lock(struct fikit_shm_header *hdr);
-void fikit_shm_fill_unlock(struct fikit_shm_header *hdr, uint64_t granted_until);
+uint64_t fikit_shm_fill_lock(struct fikit_shm *shm, uint64_t now);
+void fikit_shm_fill_unlock(struct fikit_shm *shm, uint64_t granted_until);
+/* The furthest ahead of now that fikitd takes the clients' fill word to
+ * reach: every client of a device writes it, so a value further out (no
+ * fill of a gap reaches it) is read as this far. */
+#define FIKIT_FILL_AHEAD_MAX_NS (100ull * 1000 * 1000)
 /* fikitd: takes the newest launch record of the task in slot (scheduler
  * task id) into the scheduler, if it moved since *seen launches; *seen
  * follows it. 0 (taken or nothing new), -EINVAL (implausible: ignored,
@@ -289,7 +353,7 @@ int fikit_shm_take_record(const struct fikit_shm_slot *slot, struct fikit_sched 
  * apply gets the grants in batches (mark them, then wake the sleepers).
  * Returns when the scheduler next wants to decide (*wake_ns as from
  * fikit_sched_decide). fikitd's arbiter and fikit sim's both call it. */
-void fikit_shm_decide(struct fikit_shm_header *hdr, struct fikit_sched *s, uint64_t now,
+void fikit_shm_decide(struct fikit_shm *shm, struct fikit_sched *s, uint64_t now,
                       void (*apply)(void *user, const struct fikit_grant *g, size_t n), void *user,
                       uint64_t *wake_ns);
 
@@ -297,7 +361,7 @@ void fikit_shm_decide(struct fikit_shm_header *hdr, struct fikit_sched *s, uint6
  * fill already there (or now) and the overhead, if it fits and fikitd is
  * not deciding. Returns the room it found (end - start), 0 if it did not
  * take it. */
-uint64_t fikit_shm_fill_take(struct fikit_shm_header *hdr, uint64_t now,
+uint64_t fikit_shm_fill_take(struct fikit_shm *shm, uint64_t now,
                              const struct fikit_fill_rooms *rooms, uint64_t overhead_ns,
                              uint64_t dur_ns);
 

@@ -178,6 +178,56 @@ static int ensure_connected(struct fikit_client *c)
     return 0;
 }
 
+/* Receives a SLOT_FD of the part expected (of slot and gen, for a slot):
+ * its fd, or a negative errno. Called with c->lock held. */
+static int recv_part(struct fikit_client *c, uint32_t part, uint32_t slot, uint64_t gen)
+{
+    char buf[FIKIT_MSG_MAX];
+    uint16_t type;
+    int fd = -1;
+    int rc = fikit_proto_recv(c->sock, buf, &type, &fd, 5000);
+    if (rc < 0)
+        return rc;
+    const struct fikit_msg_slot_fd *m = fikit_proto_payload(buf);
+    if (type != FIKIT_MSG_SLOT_FD || fd < 0 || m->part != part ||
+        (part != FIKIT_PART_COMMONS && (m->slot != slot || m->gen != gen))) {
+        if (fd >= 0)
+            close(fd);
+        return type == FIKIT_MSG_ERROR ? ((const struct fikit_msg_error *)m)->code : -EPROTO;
+    }
+    return fd;
+}
+
+void fikit_client_fetch_slots(struct fikit_registration *r, uint64_t want)
+{
+    struct fikit_client *c = &fikit_client;
+    /* Never behind a registration or a reconnection: the launch holds
+     * instead, and a later one asks. */
+    if (pthread_mutex_trylock(&c->lock) != 0)
+        return;
+    for (; want && c->sock >= 0 && !atomic_load(&c->daemon_lost); want &= want - 1) {
+        int s = __builtin_ctzll(want);
+        uint64_t gen = atomic_load(&r->shm->hdr->owner[s].gen);
+        /* Once per owner: a refusal is not asked again on every launch. */
+        if (!gen || r->asked[s] == gen)
+            continue;
+        r->asked[s] = gen;
+        struct fikit_msg_slot m = {.device_index = r->device_index, .slot = (uint32_t)s, .gen = gen};
+        if (fikit_proto_send(c->sock, FIKIT_MSG_SLOT, &m, sizeof m, -1) != 0)
+            break;
+        int fd = recv_part(c, FIKIT_PART_PEER, (uint32_t)s, gen);
+        if (fd == -ETIMEDOUT || fd == -ECONNRESET || fd == -EPROTO)
+            break; /* the connection is not what it was: the housekeeper sees to it */
+        if (fd < 0)
+            continue;
+        int rc = fikit_shm_map_slot(r->shm, s, gen, fd, false);
+        close(fd);
+        if (rc)
+            fikit_debug("slot %d of %s could not be mapped: %s", s, r->shm->hdr->device_key, strerror(-rc));
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
 static int do_register(struct fikit_client *c, struct fikit_client_device *d,
                        struct fikit_registration **out)
 {
@@ -221,22 +271,30 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
                        "unscheduled there", c->task, d->key, (unsigned)type, fd < 0 ? " and no segment" : "");
         return -EPROTO;
     }
-    const struct fikit_msg_register_ok *ok = fikit_proto_payload(buf);
-    struct fikit_shm *shm;
-    rc = fikit_shm_map(fd, &shm);
+    struct fikit_msg_register_ok ok = *(const struct fikit_msg_register_ok *)fikit_proto_payload(buf);
+    /* Then the commons and the task's own slot, each with its fd. */
+    int com_fd = recv_part(c, FIKIT_PART_COMMONS, 0, 0), slot_fd = -1;
+    if (com_fd >= 0)
+        slot_fd = recv_part(c, FIKIT_PART_OWN, ok.slot, ok.slot_gen);
+    struct fikit_shm *shm = NULL;
+    rc = com_fd < 0 ? com_fd : slot_fd < 0 ? slot_fd : fikit_shm_map(fd, com_fd, &shm);
+    if (!rc && (rc = fikit_shm_map_slot(shm, (int)ok.slot, ok.slot_gen, slot_fd, true)) != 0) {
+        fikit_shm_unmap(shm);
+        shm = NULL;
+    }
     close(fd);
+    if (com_fd >= 0)
+        close(com_fd);
+    if (slot_fd >= 0)
+        close(slot_fd);
     if (rc) {
-        /* A segment of another version, or one whose header another program
-         * wrote (fikitd puts it back within 10 ms): never without a word. */
+        /* Memory of another version, or a part missing: never without a
+         * word. */
         if (!atomic_exchange(&c->warned_register, true))
             fikit_warn("the shared segment fikitd gave task %s for %s cannot be used (%s: %s): it runs "
                        "unscheduled there (said once)", c->task, d->key, strerror(-rc),
                        rc == -EPROTO ? "its header is not this libfikit's" : "mapping failed");
         return rc;
-    }
-    if (ok->slot >= FIKIT_SHM_SLOTS) {
-        fikit_shm_unmap(shm);
-        return -EPROTO;
     }
     struct fikit_registration *r = aligned_alloc(64, sizeof *r);
     if (r)
@@ -246,14 +304,15 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
         return -ENOMEM;
     }
     r->shm = shm;
-    r->slot = &shm->slots[ok->slot];
-    r->slot_index = (int)ok->slot;
-    r->level = ok->level;
-    r->generation = ok->generation;
+    r->slot = shm->slots[ok.slot];
+    r->slot_index = (int)ok.slot;
+    r->level = ok.level;
+    r->generation = ok.generation;
+    r->device_index = ok.device_index;
     /* Another program of this task name on the device learns into the same
      * profile: say so, once per device (fikitd's log names both pids). */
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
-        const struct fikit_shm_slot *o = &shm->slots[s];
+        const struct fikit_shm_owner *o = &shm->hdr->owner[s];
         if (s != r->slot_index && atomic_load(&o->state) == FIKIT_SLOT_ACTIVE && o->pid != getpid() &&
             strncmp(o->name, c->task, sizeof o->name) == 0) {
             fikit_warn("task %s also runs in pid %d on %s: both learn into one profile, each saving "
@@ -262,10 +321,10 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
             break;
         }
     }
-    if (ok->level != ok->requested_level)
+    if (ok.level != ok.requested_level)
         fikit_warn("task %s asked for priority %d; fikitd allows it %d at most (fikit.ini [limits], "
-                   "or a cluster partition's ceiling): running at %d", c->task, ok->requested_level,
-                   ok->level, ok->level);
+                   "or a cluster partition's ceiling): running at %d", c->task, ok.requested_level,
+                   ok.level, ok.level);
     *out = r;
     return 0;
 }
@@ -432,7 +491,7 @@ void fikit_client_check_daemon(void)
         bool stopped = false;
         for (int i = 0; i < atomic_load(&c->ndevs); i++) {
             struct fikit_registration *r = atomic_load(&c->devs[i]->reg);
-            if (r && atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING)
+            if (r && atomic_load(&r->shm->hdr->daemon_state) != FIKIT_DAEMON_RUNNING)
                 stopped = true;
         }
         /* Gone is what fikitd's socket says: the segment's daemon_state can

@@ -37,6 +37,8 @@ struct fikit_registration {
      * and how many of its threads hold a waiter of the slot. */
     struct fikit_shm_own own;
     _Atomic uint32_t holding;
+    uint32_t device_index;                 /* fikitd's, for FIKIT_MSG_SLOT */
+    uint64_t asked[FIKIT_SHM_SLOTS];       /* owner generation last asked for (under the client's lock) */
 };
 
 struct fikit_client_device {
@@ -124,6 +126,11 @@ bool fikit_client_wants(enum fikit_backend_kind kind);
  * is disabled or the device cannot be identified. */
 struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *ops,
                                                 const struct fikit_launch_desc *l);
+/* Maps, read-only, the slots of other tasks in want (bits) that this
+ * registration has no mapping of for their owners' generation, asking
+ * fikitd for each (FIKIT_MSG_SLOT): a lower-level launch that found them
+ * unreadable. Does nothing if the client's lock is taken. */
+void fikit_client_fetch_slots(struct fikit_registration *r, uint64_t want);
 /* Notices a lost daemon and rejoins a new one (the housekeeping thread, and
  * a held launch that waits long). */
 void fikit_client_check_daemon(void);

@@ -80,7 +80,7 @@ void fikit_gate_forget_all_kernels(void) { fikit_ptrmap_clear(&names); }
 static void trace(const struct fikit_registration *r, uint16_t type, uint64_t key, uint64_t a,
                   uint64_t b)
 {
-    if (!atomic_load_explicit(&r->shm->hdr.trace_on, memory_order_relaxed))
+    if (!atomic_load_explicit(&r->shm->hdr->trace_on, memory_order_relaxed))
         return;
     struct fikit_trace_event e = {.t_ns = fikit_now_ns(), .key = key, .a = a, .b = b, .type = type,
                                   .slot = (uint16_t)r->slot_index, .level = (uint16_t)r->level};
@@ -137,6 +137,14 @@ static void unscheduled_because(const struct fikit_registration *r, const char *
                    fikit_client.task, r->slot_index, why);
 }
 
+/* fikitd freed the task's slot (or gave it to another owner). */
+static bool slot_gone(const struct fikit_registration *r)
+{
+    const struct fikit_shm_owner *o = &r->shm->hdr->owner[r->slot_index];
+    return atomic_load(&o->state) != FIKIT_SLOT_ACTIVE ||
+           atomic_load(&o->gen) != __atomic_load_n(&r->slot->gen, __ATOMIC_RELAXED);
+}
+
 /* Posts the launch into a waiter of our slot and sleeps until fikitd grants
  * it, or until fikitd is gone (the launch then goes unscheduled). Every
  * wait is bounded against what another program may write into the slot:
@@ -153,14 +161,14 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
         if ((w = fikit_shm_waiter_post(slot, (uint64_t)(uintptr_t)stream, key, dur, now)))
             break;
         atomic_fetch_sub(&r->holding, 1);
-        if (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
+        if (atomic_load(&r->shm->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
             atomic_load(&fikit_client.daemon_lost))
             return;
         /* Every waiter is taken: by other threads of this task, which
          * free theirs, unless fewer of them hold one than there are. */
         if (mine < FIKIT_SHM_WAITERS && tries >= 20) {
             unscheduled_because(r, "its waiters in fikit's shared segment are taken, not by its own "
-                                   "threads (another program wrote the segment)");
+                                   "threads (something in this process wrote its slot)");
             return;
         }
         usleep(100);
@@ -170,7 +178,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
     fikit_shm_ring_arbiter(r->shm);
     fikit_fault_point(FIKIT_FAULT_HOLD);
 
-    uint64_t spin = atomic_load_explicit(&r->shm->hdr.spin_ns, memory_order_relaxed);
+    uint64_t spin = atomic_load_explicit(&r->shm->hdr->spin_ns, memory_order_relaxed);
     uint64_t queued_in = 0; /* the arbiter's pass that queued us (pass_begun when first seen) */
     /* When to say why it waits: never again once past (a spinning loop
      * would otherwise touch the process-wide flag on every turn). */
@@ -212,8 +220,8 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
                 continue;
             }
             if (st == FIKIT_WAITER_QUEUED && !queued_in)
-                queued_in = atomic_load(&r->shm->hdr.pass_begun);
-            if (queued_in && atomic_load(&r->shm->hdr.pass_done) < queued_in &&
+                queued_in = atomic_load(&r->shm->hdr->pass_begun);
+            if (queued_in && atomic_load(&r->shm->hdr->pass_done) < queued_in &&
                 t < now + FIKIT_DECISION_SPIN_NS) {
                 fikit_cpu_relax();
                 continue;
@@ -222,7 +230,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
         /* fikitd says when it next decides: sleep until shortly before it,
          * then spin, so the grant is seen at once rather than after a
          * wake-up (tens to hundreds of microseconds on a busy machine). */
-        uint64_t due = atomic_load(&r->shm->hdr.next_decision_ns);
+        uint64_t due = atomic_load(&r->shm->hdr->next_decision_ns);
         if (spin == FIKIT_SPIN_ALWAYS) {
             /* A core for the lowest grant latency: spin, and every 20 ms
              * look whether fikitd is still there. */
@@ -231,8 +239,8 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
                 fikit_cpu_relax();
             if (fikit_shm_waiter_granted(w))
                 break;
-            if (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
-                atomic_load(&fikit_client.daemon_lost) || atomic_load(&slot->state) != FIKIT_SLOT_ACTIVE)
+            if (atomic_load(&r->shm->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
+                atomic_load(&fikit_client.daemon_lost) || slot_gone(r))
                 break;
             fikit_client_check_daemon();
             continue;
@@ -260,15 +268,15 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
             atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
             break;
         }
-        if (atomic_load(&r->shm->hdr.next_decision_ns) != due) {
+        if (atomic_load(&r->shm->hdr->next_decision_ns) != due) {
             atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
             continue;
         }
         int rc = fikit_futex_wait(&w->futex, bumps, timeout);
         atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
         if (rc == -ETIMEDOUT &&
-            (atomic_load(&r->shm->hdr.daemon_state) != FIKIT_DAEMON_RUNNING ||
-             atomic_load(&fikit_client.daemon_lost) || atomic_load(&slot->state) != FIKIT_SLOT_ACTIVE))
+            (atomic_load(&r->shm->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
+             atomic_load(&fikit_client.daemon_lost) || slot_gone(r)))
             break; /* no daemon to grant it: go unscheduled */
         if (rc == -ETIMEDOUT)
             fikit_client_check_daemon();
@@ -292,14 +300,22 @@ static void sleep_until(uint64_t until)
 static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, const char *name,
                       uint64_t dur, bool collective, uint64_t now)
 {
-    if (fikit_admit_nothing_above(atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed),
+    if (fikit_admit_nothing_above(atomic_load_explicit(&r->shm->hdr->level_mask, memory_order_relaxed),
                                   r->level))
         return now; /* the high-priority path: one load, no snapshot */
     struct fikit_admit_task tasks[FIKIT_SHM_SLOTS];
     for (;;) {
         struct fikit_view v;
         struct fikit_admit a;
-        fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks);
+        uint64_t unmapped = 0;
+        fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks, &unmapped);
+        if (unmapped) {
+            /* A task above that this process has no mapping of yet (it
+             * registered since): ask fikitd for it once, and look again. */
+            fikit_client_fetch_slots(r, unmapped);
+            unmapped = 0;
+            fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks, &unmapped);
+        }
         /* Its own queue as it knows it, not as the slot shows it: a pace
          * lasts at most what the task itself launched. */
         v.own_busy_until_ns = fikit_shm_own_busy_until(&r->own);
@@ -311,7 +327,7 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
             /* Taken by compare-and-swap: another client or fikitd may have
              * moved the fills since the snapshot; then look again. */
             uint64_t seen = v.fill_until_ns;
-            if (!atomic_compare_exchange_strong(&r->shm->hdr.fill_until_ns, &seen, a.fill_until_ns))
+            if (!atomic_compare_exchange_strong(&r->shm->com->fill_until_ns, &seen, a.fill_until_ns))
                 break;
             atomic_fetch_add_explicit(&r->slot->fills, 1, memory_order_relaxed);
             trace(r, FIKIT_TRACE_FILL, key, a.room_ns, dur);
@@ -381,9 +397,9 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
         /* The publication is for the levels below, which fill its gaps
          * (and for the trace): with none registered, the launch is only
          * counted, and the slot written once a millisecond for status. */
-        uint32_t mask = atomic_load_explicit(&r->shm->hdr.level_mask, memory_order_relaxed);
+        uint32_t mask = atomic_load_explicit(&r->shm->hdr->level_mask, memory_order_relaxed);
         bool watched = (mask >> (r->level + 1)) != 0 ||
-                       atomic_load_explicit(&r->shm->hdr.trace_on, memory_order_relaxed);
+                       atomic_load_explicit(&r->shm->hdr->trace_on, memory_order_relaxed);
         if (watched || now - fikit_shm_own_published(&r->own) >= FIKIT_SHM_UNWATCHED_PUBLISH_NS) {
             struct fikit_gap_pred gap;
             fikit_predict_gap(d->pred, g->prev, g->key, &gap);

@@ -224,7 +224,7 @@ static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur)
         memset(&gap, 0, sizeof gap);
         if (t->pred)
             fikit_predict_gap(t->pred, prev, key, &gap);
-        fikit_shm_publish_launch(&m->shm->slots[i], now, dur, key, &gap, t->idle_after_ns);
+        fikit_shm_publish_launch(m->shm->slots[i], now, dur, key, &gap, t->idle_after_ns);
     }
     struct inflight f = {key, prev, st->kernel};
     if (fikit_sim_fifo_push(&t->fl, &f) != 0)
@@ -260,7 +260,7 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
     struct fikit_admit_task tasks[FIKIT_SHM_SLOTS];
     struct fikit_view v;
     struct fikit_admit a;
-    fikit_shm_view(m->shm, (int)i, t->spec->level, t->spec->beside, &v, tasks);
+    fikit_shm_view(m->shm, (int)i, t->spec->level, t->spec->beside, &v, tasks, NULL);
     fikit_admit(&v, now, dur, &a);
     switch (a.kind) {
     case FIKIT_ADMIT_GO:
@@ -268,7 +268,7 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
         return;
     case FIKIT_ADMIT_FILL:
         /* One thread at a time here: the compare-and-swap always succeeds. */
-        atomic_store(&m->shm->hdr.fill_until_ns, a.fill_until_ns);
+        atomic_store(&m->shm->com->fill_until_ns, a.fill_until_ns);
         m->r->task[i].fills++;
         trace_event(m, "filled a gap", "fill", 2 * (uint32_t)i + 1, now, 0, false);
         launch_now(m, i, now, dur);
@@ -351,7 +351,7 @@ static void daemon_pass(struct sim *m, uint64_t now)
         struct trun *t = &m->t[i];
         if (!t->registered)
             continue;
-        (void)fikit_shm_take_record(&m->shm->slots[i], &m->sched, (uint32_t)i, now, &t->seen_launches);
+        (void)fikit_shm_take_record(m->shm->slots[i], &m->sched, (uint32_t)i, now, &t->seen_launches);
         if (t->held && !t->queued) {
             struct fikit_request r = {.task_id = (uint32_t)i, .ticket = (uint32_t)i, .stream = 0,
                                       .key = t->held_key, .dur_ns = t->held_dur,
@@ -361,7 +361,7 @@ static void daemon_pass(struct sim *m, uint64_t now)
         }
     }
     uint64_t wake = UINT64_MAX;
-    fikit_shm_decide(&m->shm->hdr, &m->sched, now, deliver_grants, m, &wake);
+    fikit_shm_decide(m->shm, &m->sched, now, deliver_grants, m, &wake);
     uint64_t next = UINT64_MAX;
     if (m->sched.nreq) {
         next = wake;
@@ -423,10 +423,10 @@ static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec
             fikit_predictor_load(t->pred, spec->profile);
             t->idle_after_ns = fikit_measure_max_gap(spec->profile);
         }
-        struct fikit_shm_slot *slot = &m->shm->slots[i];
-        slot->level = spec->level;
-        slot->task_id = (uint32_t)i;
-        atomic_store(&slot->state, FIKIT_SLOT_ACTIVE);
+        struct fikit_shm_owner *o = &m->shm->hdr->owner[i];
+        o->level = spec->level;
+        o->pid = (int32_t)i + 1;
+        atomic_store(&o->state, FIKIT_SLOT_ACTIVE);
         int rc = fikit_sched_add_task(&m->sched, (uint32_t)i, (int32_t)i + 1, spec->w->name, spec->level);
         if (rc)
             return fikit_err_set(err, rc, "task %s: priority %d refused by the scheduler", spec->w->name,
@@ -455,21 +455,21 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
     int rc = 0;
     m->gpu = fikit_sim_gpu_new(s->dev, s->substrate, s->mps_priority, (uint32_t)ntasks, &m->q,
                                kernel_done, m);
-    if (s->fikit)
-        m->shm = calloc(1, sizeof *m->shm);
+    if (s->fikit && fikit_shm_local(&m->shm) != 0)
+        m->shm = NULL;
     if (!m->gpu || (s->fikit && !m->shm)) {
         rc = fikit_err_set(err, -ENOMEM, "out of memory");
         goto out;
     }
     if (s->fikit) {
         fikit_sched_init(&m->sched, &s->sched);
-        fikit_shm_set_params(&m->shm->hdr, &s->sched, 0);
+        fikit_shm_set_params(m->shm->hdr, &s->sched, 0);
         uint32_t levels = 0;
         for (size_t i = 0; i < ntasks; i++)
             levels |= 1u << tasks[i].level;
-        atomic_store(&m->shm->hdr.level_mask, levels);
-        atomic_store(&m->shm->hdr.slot_mask, (1ull << ntasks) - 1);
-        atomic_store(&m->shm->hdr.daemon_state, FIKIT_DAEMON_RUNNING);
+        atomic_store(&m->shm->hdr->level_mask, levels);
+        atomic_store(&m->shm->hdr->slot_mask, (1ull << ntasks) - 1);
+        atomic_store(&m->shm->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
     }
     for (size_t i = 0; i < ntasks; i++) {
         if (tasks[i].w->kind == FIKIT_SIM_SERVICE) {
@@ -564,7 +564,7 @@ out:
     }
     fikit_sim_gpu_free(m->gpu);
     fikit_sim_evq_free(&m->q);
-    free(m->shm);
+    fikit_shm_unmap(m->shm);
     free(m);
     return rc;
 }

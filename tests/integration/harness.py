@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -38,6 +39,22 @@ VERSION = int(re.search(r"#define FIKIT_PROTO_VERSION (\d+)",
 MAGIC, REGISTER, REGISTER_OK, END, TRACE_DUMP, TRACE_EVENTS = 0x54494B46, 3, 4, 9, 11, 13
 REG = struct.Struct("<64siIII128s128s")
 REG_OK = struct.Struct("<IiiIQQQQ")
+SLOT, SLOT_FD = 16, 17
+SLOT_REQ = struct.Struct("<IIQ")
+SLOT_FD_MSG = struct.Struct("<IIIIQQ")
+PART_COMMONS, PART_OWN, PART_PEER = 1, 2, 3
+
+
+def recv_registration(s):
+    """After a REGISTER: (message, [header fd, commons fd, own slot fd]) on
+    success (REGISTER_OK and its two SLOT_FD), else (message, fds of it)."""
+    msg, fds, _, _ = socket.recv_fds(s, 16384, 4)
+    if struct.unpack_from("<H", msg, 6)[0] != REGISTER_OK:
+        return msg, fds
+    for _ in range(2):
+        _, more, _, _ = socket.recv_fds(s, 16384, 4)
+        fds += more
+    return msg, fds
 
 
 def packet(type_, payload, magic=MAGIC, version=VERSION, length=None):

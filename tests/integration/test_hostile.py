@@ -7,7 +7,9 @@ import socket
 import struct
 import time
 from harness import BATCH, SERVICE, Fikit, check, fail, result
-from harness import END, HDR, REG, REG_OK, REGISTER, REGISTER_OK, TRACE_DUMP, TRACE_EVENTS, packet, register
+from harness import (END, HDR, REG, REG_OK, REGISTER, REGISTER_OK, TRACE_DUMP, TRACE_EVENTS, VERSION, packet,
+                     recv_registration,
+                     register)
 
 
 with Fikit() as fk:
@@ -15,7 +17,7 @@ with Fikit() as fk:
     bad = {
         "shorter than a header": b"\x01\x02",
         "wrong magic": packet(REGISTER, REG.pack(b"x", 1, 0, 3, 0, b"k", b"m"), magic=0xDEADBEEF),
-        "other protocol version": packet(REGISTER, REG.pack(b"x", 1, 0, 3, 0, b"k", b"m"), version=7),
+        "other protocol version": packet(REGISTER, REG.pack(b"x", 1, 0, 3, 0, b"k", b"m"), version=VERSION + 1),
         "unknown message type": packet(99, b""),
         "size not the type's": packet(REGISTER, b"\0" * 12),
         "declared length not the packet's": packet(REGISTER, REG.pack(b"x", 1, 0, 3, 0, b"k", b"m"), length=5),
@@ -26,7 +28,7 @@ with Fikit() as fk:
         "unterminated task name": register(b"y" * 64),
         "empty device": register(b"x", key=b""),
         "a packet larger than any message": packet(REGISTER, b"\0" * 9000),
-        "a daemon's message sent to the daemon": packet(REGISTER_OK, REG_OK.pack(0, 0, 0, 0, 0, 1, 0, 1)),
+        "a daemon's message sent to the daemon": packet(REGISTER_OK, REG_OK.pack(0, 0, 0, 0, 0, 1, 1, 1)),
     }
     for what, data in bad.items():
         s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -61,15 +63,18 @@ with Fikit() as fk:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(fk.socket)
     s.send(register(b"hostile", level=9, key=dev_key))
-    msg, fds, _, _ = socket.recv_fds(s, 16384, 1)
-    check(struct.unpack_from("<H", msg, 6)[0] == REGISTER_OK and len(fds) == 1, "the hostile client registered")
-    slot, level, req, dev, gen, size, off, slot_size = REG_OK.unpack_from(msg, HDR.size)
-    seg = mmap.mmap(fds[0], size)
+    msg, fds = recv_registration(s)
+    check(struct.unpack_from("<H", msg, 6)[0] == REGISTER_OK and len(fds) == 3, "the hostile client registered")
+    slot, level, req, dev, gen, size, slot_gen, slot_size = REG_OK.unpack_from(msg, HDR.size)
+    # Its own slot is all it can write: the rest of the device's memory is
+    # fikitd's (read-only) or other tasks' (not given to it).
+    seg = mmap.mmap(fds[2], slot_size)
+    off = 0
     rnd = random.Random(7)
     t_end = time.time() + 2.0
     writes = 0
     while time.time() < t_end:
-        seg[off:off + slot_size] = rnd.randbytes(slot_size)
+        seg[off:off + slot_size] = rnd.randbytes(slot_size)  # its gen too: it only loses its own reads
         writes += 1
         time.sleep(0.01)
     check(fk.status().startswith("fikitd"), f"fikitd survived {writes} random rewrites of a slot")

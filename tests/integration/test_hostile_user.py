@@ -177,6 +177,10 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
         for fd in fds:
             os.close(fd)
         t = struct.unpack_from("<H", msg, 6)[0]
+        if t == REGISTER_OK:  # the commons' and its slot's fds follow
+            for _ in range(2):
+                for fd in socket.recv_fds(s, 16384, 1)[1]:
+                    os.close(fd)
         text = msg[HDR.size + 8:].split(b"\0")[0].decode() if t == ERROR else ""
         return t, text
 

@@ -112,10 +112,9 @@ static void *decider(void *arg)
 
 int main(void)
 {
-    seg = calloc(1, sizeof *seg);
-    if (!seg)
+    if (fikit_shm_local(&seg) != 0)
         return 1;
-    slot = &seg->slots[0];
+    slot = seg->slots[0];
     /* With every waiter taken, a post fails. */
     struct fikit_shm_waiter *all[FIKIT_SHM_WAITERS];
     for (int i = 0; i < FIKIT_SHM_WAITERS; i++)
@@ -142,6 +141,6 @@ int main(void)
     printf("ok: %d holders (half sleeping on the futex) x %d posts through %d waiters: each granted once, "
            "nothing torn\n",
            HOLDERS, POSTS_PER_HOLDER, FIKIT_SHM_WAITERS);
-    free(seg);
+    fikit_shm_unmap(seg);
     return 0;
 }

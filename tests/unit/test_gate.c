@@ -36,9 +36,8 @@ static void segment(int level)
     fake_backend_reset();
     fake_backend_kernel(&kLow, "low", 100 * US);
     fake_backend_kernel(&kHigh, "high", 100 * US);
-    int fd;
-    cr_assert_eq(fikit_shm_create("fake:0", "Fake Device", 1, &fd, &shm), 0);
-    struct fikit_shm_header *h = &shm->hdr;
+    cr_assert_eq(fikit_shm_local(&shm), 0);
+    struct fikit_shm_header *h = shm->hdr;
     atomic_store(&h->daemon_state, FIKIT_DAEMON_RUNNING);
     atomic_store(&h->policy, FIKIT_POLICY_FILL);
     atomic_store(&h->idle_learned, 0);
@@ -49,13 +48,13 @@ static void segment(int level)
     atomic_store(&h->spin_ns, 0);
     int mine = level == 0 ? 0 : 1, other = 1 - mine;
     int other_level = level == 0 ? 9 : 0;
-    shm->slots[mine].level = level;
-    shm->slots[other].level = other_level;
-    atomic_store(&shm->slots[mine].state, FIKIT_SLOT_ACTIVE);
-    atomic_store(&shm->slots[other].state, FIKIT_SLOT_ACTIVE);
+    h->owner[mine].level = level;
+    h->owner[other].level = other_level;
+    atomic_store(&h->owner[mine].state, FIKIT_SLOT_ACTIVE);
+    atomic_store(&h->owner[other].state, FIKIT_SLOT_ACTIVE);
     atomic_store(&h->level_mask, 1u << level | 1u << other_level);
     atomic_store(&h->slot_mask, 3ull);
-    reg = (struct fikit_registration){.shm = shm, .slot = &shm->slots[mine], .slot_index = mine,
+    reg = (struct fikit_registration){.shm = shm, .slot = shm->slots[mine], .slot_index = mine,
                                       .level = level, .generation = 1};
     D = fake_client(level, false, &reg);
     /* Both kernels measured: a fill needs a known duration. */
@@ -73,7 +72,7 @@ static void service_launched(uint64_t at, uint64_t dur, uint64_t gap)
     struct fikit_gap_pred g = {{0}};
     if (gap)
         fikit_gap_pred_fixed(&g, gap);
-    fikit_shm_publish_launch(&shm->slots[0], at, dur, fake_key("service"), &g, 0);
+    fikit_shm_publish_launch(shm->slots[0], at, dur, fake_key("service"), &g, 0);
 }
 
 static unsigned waiters_in(const struct fikit_shm_slot *s, uint32_t state)
@@ -173,17 +172,17 @@ Test(gate, a_lower_launch_fills_a_gap_behind_the_fills_there, .init = low_level)
     service_launched(now - 2 * MS, 1 * MS, 4000 * MS);
     /* Another client filled the gap until 300 ms from now. */
     uint64_t filled = (now + 300 * MS) & ~FIKIT_FILL_LOCK;
-    atomic_store(&shm->hdr.fill_until_ns, filled);
+    atomic_store(&shm->com->fill_until_ns, filled);
     fake_launch(&kLow, true);
     cr_assert_eq(atomic_load(&reg.slot->fills), 1, "it filled the gap by itself");
     cr_assert_eq(atomic_load(&reg.slot->holds), 0, "without fikitd");
-    cr_assert_eq(atomic_load(&shm->hdr.fill_until_ns), (filled + 100 * US + 1) & ~FIKIT_FILL_LOCK,
+    cr_assert_eq(atomic_load(&shm->com->fill_until_ns), (filled + 100 * US + 1) & ~FIKIT_FILL_LOCK,
                  "its 100 us go behind the fill already there");
     cr_assert_eq(reg.own.launches, 1);
     /* The next one goes behind it in turn. */
     fake_launch(&kLow, true);
     cr_assert_eq(atomic_load(&reg.slot->fills), 2);
-    cr_assert_eq(atomic_load(&shm->hdr.fill_until_ns), (filled + 200 * US + 1) & ~FIKIT_FILL_LOCK);
+    cr_assert_eq(atomic_load(&shm->com->fill_until_ns), (filled + 200 * US + 1) & ~FIKIT_FILL_LOCK);
 }
 
 Test(gate, a_lower_launch_is_held_while_fikitd_decides, .init = low_level, .timeout = 120)
@@ -192,7 +191,7 @@ Test(gate, a_lower_launch_is_held_while_fikitd_decides, .init = low_level, .time
      * compare-and-swap is not tried, the launch goes to fikitd. */
     uint64_t now = fikit_now_ns();
     service_launched(now - 2 * MS, 1 * MS, 4000 * MS);
-    atomic_store(&shm->hdr.fill_until_ns, now | FIKIT_FILL_LOCK);
+    atomic_store(&shm->com->fill_until_ns, now | FIKIT_FILL_LOCK);
     pthread_t t;
     cr_assert_eq(pthread_create(&t, NULL, launcher, NULL), 0);
     struct fikit_shm_waiter *w = wait_for_waiter(reg.slot, FIKIT_WAITER_POSTED);
@@ -203,14 +202,14 @@ Test(gate, a_lower_launch_is_held_while_fikitd_decides, .init = low_level, .time
     cr_assert_eq(pthread_join(t, NULL), 0);
     cr_assert_eq(atomic_load(&reg.slot->fills), 0);
     cr_assert_eq(atomic_load(&reg.slot->grants), 1);
-    cr_assert_eq(atomic_load(&shm->hdr.fill_until_ns), now | FIKIT_FILL_LOCK, "fikitd's word untouched");
+    cr_assert_eq(atomic_load(&shm->com->fill_until_ns), now | FIKIT_FILL_LOCK, "fikitd's word untouched");
 }
 
 Test(gate, pacing_sleeps_until_its_own_queue_drained, .init = low_level)
 {
     /* No active level above (the service never launched), max_queued 2 ms,
      * and the task's own work queued until 40 ms from now. */
-    atomic_store(&shm->hdr.max_queued_ns, 2 * MS);
+    atomic_store(&shm->hdr->max_queued_ns, 2 * MS);
     uint64_t now = fikit_now_ns();
     uint64_t busy = fikit_shm_own_count(&reg.own, now, 40 * MS);
     cr_assert_eq(busy, now + 40 * MS);

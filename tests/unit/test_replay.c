@@ -147,30 +147,30 @@ Test(replay, a_launch_in_a_gap_fills_it_by_itself_as_in_a_program)
  * with what replay decided for that launch. */
 static enum fikit_admit_kind gate_decides(uint64_t now, uint64_t batch_dur)
 {
-    struct fikit_shm *shm = calloc(1, sizeof *shm);
-    cr_assert_not_null(shm);
+    struct fikit_shm *shm;
+    cr_assert_eq(fikit_shm_local(&shm), 0);
     struct fikit_sched_params p;
     fikit_sched_params_default(&p);
     p.substrate_cost_ns = 0;
     p.safety_margin_ns = 0;
-    fikit_shm_set_params(&shm->hdr, &p, 0);
-    atomic_store(&shm->hdr.daemon_state, FIKIT_DAEMON_RUNNING);
-    atomic_store(&shm->hdr.level_mask, (1u << 0) | (1u << 9));
-    atomic_store(&shm->hdr.slot_mask, 3ull);
-    shm->slots[0].level = 0;
-    shm->slots[1].level = 9;
-    atomic_store(&shm->slots[0].state, FIKIT_SLOT_ACTIVE);
-    atomic_store(&shm->slots[1].state, FIKIT_SLOT_ACTIVE);
+    fikit_shm_set_params(shm->hdr, &p, 0);
+    atomic_store(&shm->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
+    atomic_store(&shm->hdr->level_mask, (1u << 0) | (1u << 9));
+    atomic_store(&shm->hdr->slot_mask, 3ull);
+    shm->hdr->owner[0].level = 0;
+    shm->hdr->owner[1].level = 9;
+    atomic_store(&shm->hdr->owner[0].state, FIKIT_SLOT_ACTIVE);
+    atomic_store(&shm->hdr->owner[1].state, FIKIT_SLOT_ACTIVE);
     /* serve's kernel A at 0, 10 us, followed (as measured alone) by 300 us. */
     struct fikit_gap_pred gap;
     fikit_gap_pred_fixed(&gap, 300 * 1000);
-    fikit_shm_publish_launch(&shm->slots[0], 0, 10 * 1000, 1, &gap, 300 * 1000);
+    fikit_shm_publish_launch(shm->slots[0], 0, 10 * 1000, 1, &gap, 300 * 1000);
     struct fikit_admit_task tasks[FIKIT_SHM_SLOTS];
     struct fikit_view v;
     struct fikit_admit a;
-    fikit_shm_view(shm, 1, 9, false, &v, tasks);
+    fikit_shm_view(shm, 1, 9, false, &v, tasks, NULL);
     fikit_admit(&v, now, batch_dur, &a);
-    free(shm);
+    fikit_shm_unmap(shm);
     return a.kind;
 }
 

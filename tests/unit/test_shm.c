@@ -14,12 +14,11 @@ static struct fikit_shm *seg;
 
 static void setup(void)
 {
-    seg = calloc(1, sizeof *seg);
-    cr_assert_not_null(seg);
-    atomic_store(&seg->hdr.daemon_state, FIKIT_DAEMON_RUNNING);
+    cr_assert_eq(fikit_shm_local(&seg), 0);
+    atomic_store(&seg->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
 }
 
-static void teardown(void) { free(seg); }
+static void teardown(void) { fikit_shm_unmap(seg); }
 
 /* A gap with 100 us of room at the confidence, 10 us for sure, and a
  * 30 us bound on the lower work in flight. */
@@ -35,19 +34,19 @@ Test(shm, fill_takes_room_behind_the_work_already_in_flight)
 {
     struct fikit_fill_rooms r = rooms();
     uint64_t now = 1000 * US;
-    cr_assert_eq(fikit_shm_fill_take(&seg->hdr, now, &r, 10 * US, 50 * US), 100 * US,
+    cr_assert_eq(fikit_shm_fill_take(seg, now, &r, 10 * US, 50 * US), 100 * US,
                  "nothing in flight: the whole room");
-    uint64_t mark = atomic_load(&seg->hdr.fill_until_ns);
+    uint64_t mark = atomic_load(&seg->com->fill_until_ns);
     cr_assert(mark >= now + 50 * US && mark <= now + 50 * US + 1 && !(mark & 1),
               "the mark is the fill's predicted end, kept even (the low bit is fikitd's lock)");
-    cr_assert_eq(fikit_shm_fill_take(&seg->hdr, now, &r, 10 * US, 5 * US), 0,
+    cr_assert_eq(fikit_shm_fill_take(seg, now, &r, 10 * US, 5 * US), 0,
                  "50 us in flight, more than max_queued: only the sure 10 us, less the overhead");
     uint64_t later = now + 25 * US; /* 25 us left in flight */
-    uint64_t found = fikit_shm_fill_take(&seg->hdr, later, &r, 10 * US, 40 * US);
+    uint64_t found = fikit_shm_fill_take(seg, later, &r, 10 * US, 40 * US);
     cr_assert(found >= 74 * US && found <= 75 * US,
               "within the bound again: the room after the queued work (%llu ns)",
               (unsigned long long)found);
-    cr_assert_geq(atomic_load(&seg->hdr.fill_until_ns), now + 90 * US);
+    cr_assert_geq(atomic_load(&seg->com->fill_until_ns), now + 90 * US);
 }
 
 Test(shm, fill_waits_behind_granted_work)
@@ -55,31 +54,31 @@ Test(shm, fill_waits_behind_granted_work)
     struct fikit_fill_rooms r = rooms();
     r.max_queued_ns = 0;
     uint64_t now = 1000 * US;
-    atomic_store(&seg->hdr.granted_until_ns, now + 60 * US);
-    cr_assert_eq(fikit_shm_fill_take(&seg->hdr, now, &r, 10 * US, 40 * US), 0,
+    atomic_store(&seg->hdr->granted_until_ns, now + 60 * US);
+    cr_assert_eq(fikit_shm_fill_take(seg, now, &r, 10 * US, 40 * US), 0,
                  "fikitd's grant takes 60 us of the 100: 10 + 40 do not fit in 40");
-    cr_assert_eq(fikit_shm_fill_take(&seg->hdr, now, &r, 10 * US, 30 * US), 40 * US);
-    cr_assert_geq(atomic_load(&seg->hdr.fill_until_ns), now + 90 * US);
+    cr_assert_eq(fikit_shm_fill_take(seg, now, &r, 10 * US, 30 * US), 40 * US);
+    cr_assert_geq(atomic_load(&seg->com->fill_until_ns), now + 90 * US);
 }
 
 Test(shm, no_fill_while_fikitd_decides)
 {
     struct fikit_fill_rooms r = rooms();
     uint64_t now = 1000 * US;
-    cr_assert_neq(fikit_shm_fill_take(&seg->hdr, now, &r, 0, 20 * US), 0);
-    uint64_t before = atomic_load(&seg->hdr.fill_until_ns);
-    cr_assert_eq(fikit_shm_fill_lock(&seg->hdr), before, "fikitd sees what clients filled");
-    cr_assert_eq(fikit_shm_fill_take(&seg->hdr, now + 30 * US, &r, 0, 5 * US), 0,
+    cr_assert_neq(fikit_shm_fill_take(seg, now, &r, 0, 20 * US), 0);
+    uint64_t before = atomic_load(&seg->com->fill_until_ns);
+    cr_assert_eq(fikit_shm_fill_lock(seg, now), before, "fikitd sees what clients filled");
+    cr_assert_eq(fikit_shm_fill_take(seg, now + 30 * US, &r, 0, 5 * US), 0,
                  "locked: the client holds instead");
-    fikit_shm_fill_unlock(&seg->hdr, now + 80 * US);
-    cr_assert_eq(atomic_load(&seg->hdr.granted_until_ns), now + 80 * US);
-    cr_assert_eq(atomic_load(&seg->hdr.fill_until_ns), before + 2,
+    fikit_shm_fill_unlock(seg, now + 80 * US);
+    cr_assert_eq(atomic_load(&seg->hdr->granted_until_ns), now + 80 * US);
+    cr_assert_eq(atomic_load(&seg->com->fill_until_ns), before + 2,
                  "given back moved on, so a compare-and-swap from before the lock fails");
-    cr_assert_eq(fikit_shm_fill_take(&seg->hdr, now + 30 * US, &r, 0, 5 * US), 0,
+    cr_assert_eq(fikit_shm_fill_take(seg, now + 30 * US, &r, 0, 5 * US), 0,
                  "50 us of fikitd's grant ahead, more than max_queued: only the sure room");
-    cr_assert_eq(fikit_shm_fill_take(&seg->hdr, now + 55 * US, &r, 0, 80 * US), 0,
+    cr_assert_eq(fikit_shm_fill_take(seg, now + 55 * US, &r, 0, 80 * US), 0,
                  "75 us of room behind fikitd's grant");
-    cr_assert_eq(fikit_shm_fill_take(&seg->hdr, now + 55 * US, &r, 0, 60 * US), 75 * US);
+    cr_assert_eq(fikit_shm_fill_take(seg, now + 55 * US, &r, 0, 60 * US), 75 * US);
 }
 
 static void write_event(struct fikit_shm_slot *slot, uint64_t key)
@@ -90,9 +89,9 @@ static void write_event(struct fikit_shm_slot *slot, uint64_t key)
 
 Test(shm, trace_ring_reads_in_order_and_knows_what_is_not_written)
 {
-    struct fikit_shm_slot *slot = &seg->slots[0];
+    struct fikit_shm_slot *slot = seg->slots[0];
     write_event(slot, 7);
-    atomic_store(&seg->hdr.trace_on, 1u);
+    atomic_store(&seg->hdr->trace_on, 1u);
     write_event(slot, 8);
     write_event(slot, 9);
     struct fikit_trace_event e;
@@ -106,28 +105,28 @@ Test(shm, trace_ring_reads_in_order_and_knows_what_is_not_written)
 
 Test(shm, trace_ring_rings_the_bell_from_half_full)
 {
-    struct fikit_shm_slot *slot = &seg->slots[3];
-    atomic_store(&seg->hdr.trace_on, 1u);
-    uint32_t bell = atomic_load(&seg->hdr.arbiter_futex);
+    struct fikit_shm_slot *slot = seg->slots[3];
+    atomic_store(&seg->hdr->trace_on, 1u);
+    uint32_t bell = atomic_load(&seg->com->arbiter_futex);
     for (int i = 0; i < FIKIT_SHM_TRACE / 2 - 1; i++)
         write_event(slot, (uint64_t)i);
-    cr_assert_eq(atomic_load(&seg->hdr.arbiter_futex), bell, "below half a ring: fikitd's timer will do");
+    cr_assert_eq(atomic_load(&seg->com->arbiter_futex), bell, "below half a ring: fikitd's timer will do");
     write_event(slot, 0);
-    cr_assert_eq(atomic_load(&seg->hdr.arbiter_futex), bell + 1, "half full: fikitd is woken");
+    cr_assert_eq(atomic_load(&seg->com->arbiter_futex), bell + 1, "half full: fikitd is woken");
     for (int i = 0; i < FIKIT_SHM_TRACE / 8; i++)
         write_event(slot, 0);
-    cr_assert_eq(atomic_load(&seg->hdr.arbiter_futex), bell + 2, "and again an eighth later");
+    cr_assert_eq(atomic_load(&seg->com->arbiter_futex), bell + 2, "and again an eighth later");
     atomic_store(&slot->trace_tail, atomic_load(&slot->trace_head));
     for (int i = 0; i < FIKIT_SHM_TRACE / 8; i++)
         write_event(slot, 0);
-    cr_assert_eq(atomic_load(&seg->hdr.arbiter_futex), bell + 2, "once read, quiet again");
+    cr_assert_eq(atomic_load(&seg->com->arbiter_futex), bell + 2, "once read, quiet again");
 }
 
 Test(shm, trace_ring_overwrites_only_without_a_daemon_to_wait_for)
 {
-    struct fikit_shm_slot *slot = &seg->slots[1];
-    atomic_store(&seg->hdr.trace_on, 1u);
-    atomic_store(&seg->hdr.daemon_state, FIKIT_DAEMON_STOPPED); /* nobody will read: no wait */
+    struct fikit_shm_slot *slot = seg->slots[1];
+    atomic_store(&seg->hdr->trace_on, 1u);
+    atomic_store(&seg->hdr->daemon_state, FIKIT_DAEMON_STOPPED); /* nobody will read: no wait */
     for (uint64_t i = 0; i < FIKIT_SHM_TRACE + 3; i++)
         write_event(slot, 100 + i);
     struct fikit_trace_event e;
@@ -144,8 +143,8 @@ Test(shm, trace_ring_overwrites_only_without_a_daemon_to_wait_for)
  * older event over a newer one, which fikitd would then wait on for good. */
 Test(shm, trace_entry_is_taken_by_one_writer_and_never_by_a_lap_behind)
 {
-    struct fikit_shm_slot *slot = &seg->slots[2];
-    atomic_store(&seg->hdr.trace_on, 1u);
+    struct fikit_shm_slot *slot = seg->slots[2];
+    atomic_store(&seg->hdr->trace_on, 1u);
     struct fikit_trace_event *e = &slot->trace[5];
     struct fikit_trace_event got;
 
@@ -185,7 +184,7 @@ Test(shm, trace_entry_is_taken_by_one_writer_and_never_by_a_lap_behind)
  * time and count. */
 Test(shm, a_task_publishes_from_its_own_record_whatever_its_slot_says, .timeout = 10)
 {
-    struct fikit_shm_slot *slot = &seg->slots[3];
+    struct fikit_shm_slot *slot = seg->slots[3];
     struct fikit_shm_own own = {0};
     struct fikit_gap_pred gap = {0};
     uint64_t now = 1000 * US;

@@ -182,14 +182,13 @@ static struct tally run(const char *what, int stall_ms)
 
 int main(void)
 {
-    seg = calloc(1, sizeof *seg);
-    if (!seg) {
-        perror("calloc");
+    if (fikit_shm_local(&seg) != 0) {
+        perror("fikit_shm_local");
         return 1;
     }
-    slot = &seg->slots[0];
-    atomic_store(&seg->hdr.daemon_state, FIKIT_DAEMON_RUNNING);
-    atomic_store(&seg->hdr.trace_on, 1u);
+    slot = seg->slots[0];
+    atomic_store(&seg->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
+    atomic_store(&seg->hdr->trace_on, 1u);
 
     run("a reader draining on its timer:", 0);
     /* Stalled for 30 bounded waits' worth: every writer gives up waiting. */
@@ -198,9 +197,9 @@ int main(void)
         fprintf(stderr, "FAIL: with the reader stalled, no event was lost: the writers waited it out\n");
         return 1;
     }
-    atomic_store(&seg->hdr.daemon_state, FIKIT_DAEMON_STOPPED);
+    atomic_store(&seg->hdr->daemon_state, FIKIT_DAEMON_STOPPED);
     run("no daemon (writers never wait):", 0);
-    free(seg);
+    fikit_shm_unmap(seg);
     printf("ok: no torn or reordered event, every event read or counted lost\n");
     return 0;
 }

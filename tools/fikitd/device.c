@@ -35,8 +35,8 @@ static void update_masks(struct fikitd_device *dev)
             slots |= 1ull << i;
         }
     }
-    atomic_store(&dev->shm->hdr.slot_mask, slots);
-    atomic_store(&dev->shm->hdr.level_mask, levels);
+    atomic_store(&dev->shm->hdr->slot_mask, slots);
+    atomic_store(&dev->shm->hdr->level_mask, levels);
 }
 
 static void note_trace_lost(struct fikitd_device *dev, struct fikitd_slot_info *info, uint64_t lost)
@@ -53,7 +53,7 @@ static void note_trace_lost(struct fikitd_device *dev, struct fikitd_slot_info *
  * (its writer will finish it, or a later writer overwrites it: lost). */
 static void drain_trace_ring(struct fikitd_device *dev, int s)
 {
-    struct fikit_shm_slot *slot = &dev->shm->slots[s];
+    struct fikit_shm_slot *slot = dev->shm->slots[s];
     struct fikitd_slot_info *info = &dev->slots[s];
     uint64_t head = atomic_load(&slot->trace_head);
     if (head - info->trace_read > 2 * FIKIT_SHM_TRACE) {
@@ -86,146 +86,13 @@ void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now)
         struct fikitd_slot_info *info = &dev->slots[s];
         if (!info->used)
             continue;
-        if (fikit_shm_take_record(&dev->shm->slots[s], &dev->sched, (uint32_t)s, now, &info->launches) ==
+        if (fikit_shm_take_record(dev->shm->slots[s], &dev->sched, (uint32_t)s, now, &info->launches) ==
                 -EINVAL &&
             !info->warned) {
             info->warned = true;
             fikit_warn("device %d: task %s (pid %d) published an implausible launch record; "
                        "ignoring it", dev->index, info->name, (int)info->pid);
         }
-    }
-}
-
-/* Something fikitd alone writes was found otherwise and put back: logged
- * at once, then at most once a minute per device, with the count. */
-static void note_forged(struct fikitd_device *dev, uint64_t now, const char *what, uint64_t have,
-                        uint64_t want)
-{
-    dev->forged++;
-    if (dev->forged_logged_ns && now - dev->forged_logged_ns < 60ull * FIKIT_NS_PER_S)
-        return;
-    dev->forged_logged_ns = now;
-    fikit_warn("device %d: %s was %llu in the shared segment, not fikitd's %llu: another program wrote "
-               "it; put back (%llu such writes found so far; logged at most once a minute)",
-               dev->index, what, (unsigned long long)have, (unsigned long long)want,
-               (unsigned long long)dev->forged);
-}
-
-static uint64_t load_n(const void *p, size_t size)
-{
-    return size == 4 ? __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED)
-                     : __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
-}
-
-static void store_n(void *p, size_t size, uint64_t v)
-{
-    if (size == 4)
-        __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELAXED);
-    else
-        __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED);
-}
-
-#define HDR_FIELD(f) {"header field " #f, offsetof(struct fikit_shm_header, f), \
-                      sizeof(((struct fikit_shm_header *)0)->f)}
-static const struct {
-    const char *what;
-    size_t off, size;
-} fixed_fields[] = {
-    HDR_FIELD(magic), HDR_FIELD(version), HDR_FIELD(nslots), HDR_FIELD(size), HDR_FIELD(generation),
-    HDR_FIELD(policy), HDR_FIELD(idle_learned), HDR_FIELD(idle_after_ns), HDR_FIELD(spin_ns),
-    HDR_FIELD(fill_overhead_ns), HDR_FIELD(gap_confidence_ppm), HDR_FIELD(max_queued_ns),
-    HDR_FIELD(beside_max_slowdown_ppm),
-};
-
-/* Puts back what only fikitd writes in the segment, and says so: the
- * header's fixed fields, its state, masks and trace switch, and each
- * slot's owner (state, level, pid, id, name). The segment is mapped
- * read-write by every task of the device, so any of them can write these;
- * what it wrote lasts until the next check (FIKITD_GUARD_NS), not until
- * fikitd restarts. Called with dev->lock held. */
-static void guard_segment(struct fikitd_device *dev, uint64_t now)
-{
-    struct fikit_shm_header *h = &dev->shm->hdr;
-    for (size_t i = 0; i < sizeof fixed_fields / sizeof fixed_fields[0]; i++) {
-        char *have = (char *)h + fixed_fields[i].off;
-        const char *want = (const char *)&dev->want + fixed_fields[i].off;
-        uint64_t hv = load_n(have, fixed_fields[i].size), wv = load_n(want, fixed_fields[i].size);
-        if (hv != wv) {
-            store_n(have, fixed_fields[i].size, wv);
-            note_forged(dev, now, fixed_fields[i].what, hv, wv);
-        }
-    }
-    if (memcmp(h->device_key, dev->want.device_key, sizeof h->device_key) ||
-        memcmp(h->device_model, dev->want.device_model, sizeof h->device_model)) {
-        memcpy(h->device_key, dev->want.device_key, sizeof h->device_key);
-        memcpy(h->device_model, dev->want.device_model, sizeof h->device_model);
-        note_forged(dev, now, "the device's name", 0, 0);
-    }
-    uint32_t state = atomic_load(&h->daemon_state);
-    if (state != FIKIT_DAEMON_RUNNING) {
-        atomic_store(&h->daemon_state, FIKIT_DAEMON_RUNNING);
-        note_forged(dev, now, "header field daemon_state", state, FIKIT_DAEMON_RUNNING);
-    }
-    uint32_t trace = atomic_load(&h->trace_on);
-    if (trace != (dev->tracing ? 1u : 0u)) {
-        atomic_store(&h->trace_on, dev->tracing ? 1u : 0u);
-        note_forged(dev, now, "header field trace_on", trace, dev->tracing);
-    }
-    uint32_t levels = 0;
-    uint64_t slots = 0;
-    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
-        struct fikit_shm_slot *slot = &dev->shm->slots[s];
-        const struct fikitd_slot_info *info = &dev->slots[s];
-        uint32_t st = atomic_load(&slot->state);
-        if (!info->used) {
-            if (st != FIKIT_SLOT_FREE) {
-                atomic_store(&slot->state, FIKIT_SLOT_FREE);
-                note_forged(dev, now, "a free slot's state", st, FIKIT_SLOT_FREE);
-            }
-            continue;
-        }
-        levels |= 1u << info->level;
-        slots |= 1ull << s;
-        if (st != FIKIT_SLOT_ACTIVE || slot->level != info->level || slot->pid != info->pid ||
-            slot->task_id != (uint32_t)s || strncmp(slot->name, info->name, sizeof slot->name)) {
-            note_forged(dev, now, "a slot's owner (state, level, pid or name)", (uint64_t)slot->level,
-                        (uint64_t)info->level);
-            slot->level = info->level;
-            slot->pid = info->pid;
-            slot->task_id = (uint32_t)s;
-            snprintf(slot->name, sizeof slot->name, "%s", info->name);
-            atomic_store(&slot->state, FIKIT_SLOT_ACTIVE);
-        }
-    }
-    uint32_t lm = atomic_load(&h->level_mask);
-    uint64_t sm = atomic_load(&h->slot_mask);
-    if (lm != levels || sm != slots) {
-        atomic_store(&h->slot_mask, slots);
-        atomic_store(&h->level_mask, levels);
-        note_forged(dev, now, lm != levels ? "header field level_mask" : "header field slot_mask",
-                    lm != levels ? lm : sm, lm != levels ? levels : slots);
-    }
-}
-
-/* A grant taken back by another program's write (the waiter set back to
- * queued after fikitd granted it: its thread would sleep for good) is
- * granted again; a waiter the client freed or posted anew is its own again. */
-static void regrant_taken_back(struct fikitd_device *dev, int s, uint64_t now)
-{
-    struct fikitd_slot_info *info = &dev->slots[s];
-    for (uint32_t bits = info->granted; bits; bits &= bits - 1) {
-        int w = __builtin_ctz(bits);
-        struct fikit_shm_waiter *wt = &dev->shm->slots[s].waiters[w];
-        uint32_t st = atomic_load(&wt->state);
-        if (st == FIKIT_WAITER_GRANTED)
-            continue;
-        if (st != FIKIT_WAITER_QUEUED) {
-            info->granted &= ~(1u << w);
-            continue;
-        }
-        note_forged(dev, now, "a granted waiter's state", st, FIKIT_WAITER_GRANTED);
-        if (fikit_shm_waiter_grant(wt, wt->grant_reason, now))
-            fikit_shm_waiter_wake(wt);
     }
 }
 
@@ -237,9 +104,7 @@ static void sync_slots(struct fikitd_device *dev, uint64_t now)
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         if (!dev->slots[s].used)
             continue;
-        struct fikit_shm_slot *slot = &dev->shm->slots[s];
-        if (dev->slots[s].granted)
-            regrant_taken_back(dev, s, now);
+        struct fikit_shm_slot *slot = dev->shm->slots[s];
         for (int w = 0; w < FIKIT_SHM_WAITERS; w++) {
             struct fikit_shm_waiter *wt = &slot->waiters[w];
             struct fikit_shm_posted p;
@@ -282,7 +147,7 @@ static void drain_trace_rings(struct fikitd_device *dev)
 static struct fikit_shm_waiter *waiter_of(struct fikitd_device *dev, const struct fikit_grant *g)
 {
     uint32_t s = g->ticket / FIKIT_SHM_WAITERS, w = g->ticket % FIKIT_SHM_WAITERS;
-    return s < FIKIT_SHM_SLOTS ? &dev->shm->slots[s].waiters[w] : NULL;
+    return s < FIKIT_SHM_SLOTS ? &dev->shm->slots[s]->waiters[w] : NULL;
 }
 
 /* Grants are applied in two steps: every granted waiter is marked first,
@@ -297,7 +162,6 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
     uint32_t s = g->ticket / FIKIT_SHM_WAITERS;
     /* Whether it sleeps (apply_grants then wakes it), for the trace. */
     bool asleep = fikit_shm_waiter_grant(wt, g->reason, g->at_ns);
-    dev->slots[s].granted |= 1u << (g->ticket % FIKIT_SHM_WAITERS);
     if (g->reason == FIKIT_GRANT_FREE)
         dev->grants_free++;
     else if (g->reason == FIKIT_GRANT_FIT)
@@ -343,7 +207,7 @@ static void nudge_sleepers(struct fikitd_device *dev, uint64_t decision_ns)
         if (!dev->slots[s].used)
             continue;
         for (int w = 0; w < FIKIT_SHM_WAITERS; w++) {
-            struct fikit_shm_waiter *wt = &dev->shm->slots[s].waiters[w];
+            struct fikit_shm_waiter *wt = &dev->shm->slots[s]->waiters[w];
             if (atomic_load_explicit(&wt->state, memory_order_relaxed) != FIKIT_WAITER_QUEUED ||
                 !atomic_load(&wt->sleeping) ||
                 !fikit_arbiter_nudge_due(atomic_load_explicit(&wt->sleep_until_ns, memory_order_relaxed),
@@ -406,7 +270,7 @@ static void *arbiter_main(void *arg)
     struct fikitd_device *dev = arg;
     /* Timer slack decides how late a timed sleep wakes: keep it tight. */
     prctl(PR_SET_TIMERSLACK, 1000UL);
-    _Atomic uint32_t *bell = &dev->shm->hdr.arbiter_futex;
+    _Atomic uint32_t *bell = &dev->shm->com->arbiter_futex;
     for (;;) {
         uint32_t seen = atomic_load(bell);
         pthread_mutex_lock(&dev->lock);
@@ -415,17 +279,13 @@ static void *arbiter_main(void *arg)
             break;
         }
         /* Held launches spin until the pass that queued them is done. */
-        atomic_store(&dev->shm->hdr.pass_begun, ++dev->passes);
+        atomic_store(&dev->shm->hdr->pass_begun, ++dev->passes);
         uint64_t now = fikit_now_ns(), wake;
-        if (now - dev->guard_ns >= FIKITD_GUARD_NS) {
-            guard_segment(dev, now);
-            dev->guard_ns = now;
-        }
         sync_slots(dev, now);
         /* With launches to decide about, the gap is fikitd's: clients that
          * would fill it by themselves hold instead, and what they filled
          * before is taken. What fikitd grants, they see taken after. */
-        fikit_shm_decide(&dev->shm->hdr, &dev->sched, now, apply_grants, dev, &wake);
+        fikit_shm_decide(dev->shm, &dev->sched, now, apply_grants, dev, &wake);
         (void)fikit_stat_add(&dev->pass, fikit_now_ns() - now);
         warn_long_holds(dev, now);
         drain_trace_rings(dev);
@@ -433,8 +293,8 @@ static void *arbiter_main(void *arg)
         bool tracing = dev->tracing;
         /* Held launches spin shortly before this instant (spin_us). */
         uint64_t decision = dev->sched.nreq && wake != UINT64_MAX ? wake : 0;
-        atomic_store(&dev->shm->hdr.next_decision_ns, decision);
-        atomic_store(&dev->shm->hdr.pass_done, dev->passes);
+        atomic_store(&dev->shm->hdr->next_decision_ns, decision);
+        atomic_store(&dev->shm->hdr->pass_done, dev->passes);
         if (decision && dev->spin_ns && dev->spin_ns != FIKIT_SPIN_ALWAYS)
             nudge_sleepers(dev, decision);
         pthread_mutex_unlock(&dev->lock);
@@ -455,7 +315,7 @@ static void *arbiter_main(void *arg)
                 fikit_cpu_relax();
             continue;
         }
-        uint64_t timeout = plan.timeout_ns < FIKITD_GUARD_IDLE_NS ? plan.timeout_ns : FIKITD_GUARD_IDLE_NS;
+        uint64_t timeout = plan.timeout_ns < FIKITD_IDLE_WAKE_NS ? plan.timeout_ns : FIKITD_IDLE_WAKE_NS;
         fikit_futex_wait(bell, seen, timeout);
     }
     return NULL;
@@ -477,14 +337,16 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     dev->warn_held_ns = warn_held_ns;
     dev->trace_cap = trace_events;
     dev->trace = calloc(trace_events ? trace_events : 1, sizeof *dev->trace);
-    int rc = dev->trace ? fikit_shm_create(key, model, generation, &dev->shm_fd, &dev->shm) : -ENOMEM;
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+        dev->slot_fd[s] = -1;
+    int rc = dev->trace ? fikit_shm_create(key, model, generation, &dev->hdr_fd, &dev->com_fd, &dev->shm)
+                        : -ENOMEM;
     if (rc) {
         free(dev->trace);
         free(dev);
         return rc;
     }
-    fikit_shm_set_params(&dev->shm->hdr, params, spin_ns);
-    memcpy(&dev->want, &dev->shm->hdr, sizeof dev->want);
+    fikit_shm_set_params(dev->shm->hdr, params, spin_ns);
     fikit_sched_init(&dev->sched, params);
     fikit_stat_init(&dev->pickup);
     fikit_stat_init(&dev->pass);
@@ -492,7 +354,8 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     rc = pthread_create(&dev->arbiter, NULL, arbiter_main, dev);
     if (rc) {
         fikit_shm_unmap(dev->shm);
-        close(dev->shm_fd);
+        close(dev->hdr_fd);
+        close(dev->com_fd);
         free(dev->trace);
         free(dev);
         return -rc;
@@ -506,7 +369,7 @@ void fikitd_device_close(struct fikitd_device *dev)
 {
     struct fikit_grant grants[64];
     pthread_mutex_lock(&dev->lock);
-    atomic_store(&dev->shm->hdr.daemon_state, FIKIT_DAEMON_STOPPED);
+    atomic_store(&dev->shm->hdr->daemon_state, FIKIT_DAEMON_STOPPED);
     /* Queued and not yet queued launches alike: let them all go. */
     sync_slots(dev, fikit_now_ns());
     size_t n;
@@ -518,7 +381,11 @@ void fikitd_device_close(struct fikitd_device *dev)
     if (dev->arbiter_running)
         pthread_join(dev->arbiter, NULL);
     fikit_shm_unmap(dev->shm);
-    close(dev->shm_fd);
+    close(dev->hdr_fd);
+    close(dev->com_fd);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+        if (dev->slot_fd[s] >= 0)
+            close(dev->slot_fd[s]);
     pthread_mutex_destroy(&dev->lock);
     fikit_stat_destroy(&dev->pickup);
     fikit_stat_destroy(&dev->pass);
@@ -542,17 +409,25 @@ int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, ui
         pthread_mutex_unlock(&dev->lock);
         return -ENOSPC;
     }
+    /* A memfd of its own: nothing of its previous owner survives, and no
+     * other task can write it. */
+    uint64_t gen = ++dev->next_gen;
+    int fd;
+    int rc = fikit_shm_slot_create(dev->shm, s, gen, &fd);
+    if (rc) {
+        pthread_mutex_unlock(&dev->lock);
+        return rc;
+    }
+    dev->slot_fd[s] = fd;
     dev->next_slot = (s + 1) % FIKIT_SHM_SLOTS;
-    struct fikit_shm_slot *slot = &dev->shm->slots[s];
-    /* A clean slot: nothing of its previous owner survives. */
-    memset((void *)slot, 0, sizeof *slot);
-    slot->level = level;
-    slot->pid = pid;
-    slot->task_id = (uint32_t)s;
-    snprintf(slot->name, sizeof slot->name, "%s", name);
-    atomic_store(&slot->state, FIKIT_SLOT_ACTIVE);
+    struct fikit_shm_owner *o = &dev->shm->hdr->owner[s];
+    o->level = level;
+    o->pid = pid;
+    snprintf(o->name, sizeof o->name, "%s", name);
+    atomic_store(&o->gen, gen);
+    atomic_store(&o->state, FIKIT_SLOT_ACTIVE);
     dev->slots[s] = (struct fikitd_slot_info){.used = true, .conn_id = conn_id, .uid = uid, .pid = pid,
-                                              .level = level, .requested_level = requested_level,
+                                              .gen = gen, .level = level, .requested_level = requested_level,
                                               .beside = beside};
     snprintf(dev->slots[s].name, sizeof dev->slots[s].name, "%s", name);
     fikit_sched_add_task(&dev->sched, (uint32_t)s, pid, name, level);
@@ -576,10 +451,14 @@ void fikitd_device_remove_task(struct fikitd_device *dev, int s)
         drain_trace_ring(dev, s);
     fikit_sched_remove_task(&dev->sched, (uint32_t)s);
     /* Its grants' device time is free at once, for the clients too. */
-    atomic_store(&dev->shm->hdr.granted_until_ns, fikit_sched_granted_until(&dev->sched));
-    /* A free slot's launches count as nobody's activity. (Its publication is
-     * not touched: a client killed mid-publication may hold its lock.) */
-    atomic_store(&dev->shm->slots[s].state, FIKIT_SLOT_FREE);
+    atomic_store(&dev->shm->hdr->granted_until_ns, fikit_sched_granted_until(&dev->sched));
+    /* A free slot's launches count as nobody's activity; its memfd goes
+     * (the client's and readers' mappings keep it until they unmap it). */
+    atomic_store(&dev->shm->hdr->owner[s].state, FIKIT_SLOT_FREE);
+    atomic_store(&dev->shm->hdr->owner[s].gen, 0);
+    fikit_shm_slot_drop(dev->shm, s);
+    close(dev->slot_fd[s]);
+    dev->slot_fd[s] = -1;
     dev->slots[s].used = false;
     update_masks(dev);
     pthread_mutex_unlock(&dev->lock);
@@ -594,9 +473,11 @@ void fikitd_device_set_trace(struct fikitd_device *dev, bool on)
         dev->trace_count = 0;
         dev->trace_lost = 0;
         for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
-            dev->slots[s].trace_read = atomic_load(&dev->shm->slots[s].trace_head);
+            if (!dev->slots[s].used)
+                continue;
+            dev->slots[s].trace_read = atomic_load(&dev->shm->slots[s]->trace_head);
             dev->slots[s].trace_loss_warned = false;
-            atomic_store(&dev->shm->slots[s].trace_tail, dev->slots[s].trace_read);
+            atomic_store(&dev->shm->slots[s]->trace_tail, dev->slots[s].trace_read);
         }
     } else {
         for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
@@ -604,7 +485,7 @@ void fikitd_device_set_trace(struct fikitd_device *dev, bool on)
                 drain_trace_ring(dev, s);
     }
     dev->tracing = on;
-    atomic_store(&dev->shm->hdr.trace_on, on ? 1u : 0u);
+    atomic_store(&dev->shm->hdr->trace_on, on ? 1u : 0u);
     pthread_mutex_unlock(&dev->lock);
     fikit_shm_ring_arbiter(dev->shm);
 }

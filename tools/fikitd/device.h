@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* What fikitd knows of a slot's task, kept here because the slot itself is
- * writable by the client: identity is never read back from it. */
+/* What fikitd knows of a slot's task: identity is never read back from
+ * shared memory. */
 struct fikitd_slot_info {
     bool used;
     int conn_id;
@@ -30,14 +30,17 @@ struct fikitd_slot_info {
     uint64_t launches;   /* last publication seen */
     bool warned;         /* a bad publication was logged */
     uint64_t held_warned_ns; /* when fikitd's log last named a long hold of this task */
-    uint32_t granted;    /* waiters granted and not yet taken by the client (bit per waiter) */
+    uint64_t gen;        /* its owner generation (the header's owner[s].gen) */
 };
 
 struct fikitd_device {
     int index;
     char key[128];
     char model[128];
-    int shm_fd;
+    int hdr_fd;          /* read-only: what clients get */
+    int com_fd;
+    int slot_fd[FIKIT_SHM_SLOTS]; /* each task's slot; -1: free */
+    uint64_t next_gen;   /* the last owner generation given */
     struct fikit_shm *shm;
     uint64_t poll_ns;
     uint64_t spin_ns;
@@ -63,25 +66,15 @@ struct fikitd_device {
     uint64_t trace_count;
     struct fikit_trace_task trace_tasks[FIKIT_SHM_SLOTS];
 
-    /* What fikitd alone writes into the segment's header, as it wrote it
-     * (the header fields that do not change while the device is open),
-     * and whether tracing is on: checked against the segment every
-     * FIKITD_GUARD_NS, since every task maps it read-write. */
-    struct fikit_shm_header want;
     bool tracing;
-    uint64_t guard_ns;      /* the last check */
-    uint64_t forged;        /* fields and waiters found written by another program, put back */
-    uint64_t forged_logged_ns;
 
     pthread_t arbiter;
     bool arbiter_running;
     bool stopping;
 };
 
-/* How often the arbiter checks the segment's fikitd-owned fields (and the
- * longest it sleeps, so it checks while idle too). */
-#define FIKITD_GUARD_NS (10ull * 1000 * 1000)
-#define FIKITD_GUARD_IDLE_NS (100ull * 1000 * 1000)
+/* The longest the arbiter sleeps while idle. */
+#define FIKITD_IDLE_WAKE_NS (100ull * 1000 * 1000)
 
 /* Creates the segment and starts the arbiter. */
 int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,

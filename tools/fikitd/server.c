@@ -581,14 +581,20 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
         send_error(c, slot, "device %s already has %d tasks", m->device_key, FIKIT_SHM_SLOTS);
         return;
     }
+    uint64_t gen = dev->slots[slot].gen;
     struct fikit_msg_register_ok ok = {.slot = (uint32_t)slot, .level = level,
                                        .requested_level = m->level,
                                        .device_index = (uint32_t)dev->index,
                                        .generation = d->generation, .shm_size = FIKIT_SHM_SIZE,
-                                       .slot_offset = offsetof(struct fikit_shm, slots) +
-                                                      (uint64_t)slot * sizeof(struct fikit_shm_slot),
-                                       .slot_size = sizeof(struct fikit_shm_slot)};
-    if (conn_send(c, FIKIT_MSG_REGISTER_OK, &ok, sizeof ok, dev->shm_fd) != 0) {
+                                       .slot_gen = gen, .slot_size = FIKIT_SHM_SLOT_SIZE};
+    /* The header read-only, then the commons and the task's own slot. */
+    struct fikit_msg_slot_fd com = {.device_index = (uint32_t)dev->index, .part = FIKIT_PART_COMMONS,
+                                    .size = FIKIT_SHM_COMMONS_SIZE};
+    struct fikit_msg_slot_fd own = {.device_index = (uint32_t)dev->index, .slot = (uint32_t)slot,
+                                    .part = FIKIT_PART_OWN, .gen = gen, .size = FIKIT_SHM_SLOT_SIZE};
+    if (conn_send(c, FIKIT_MSG_REGISTER_OK, &ok, sizeof ok, dev->hdr_fd) != 0 ||
+        conn_send(c, FIKIT_MSG_SLOT_FD, &com, sizeof com, dev->com_fd) != 0 ||
+        conn_send(c, FIKIT_MSG_SLOT_FD, &own, sizeof own, dev->slot_fd[slot]) != 0) {
         fikitd_device_remove_task(dev, slot);
         return;
     }
@@ -662,14 +668,14 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
     md->pass_p50_ns = fikit_stat_quantile(&dev->pass, 0.5);
     md->pass_p99_ns = fikit_stat_quantile(&dev->pass, 0.99);
     md->pass_max_ns = dev->pass.count ? dev->pass.max : 0;
-    md->trace_on = atomic_load(&dev->shm->hdr.trace_on);
+    md->trace_on = atomic_load(&dev->shm->hdr->trace_on);
     md->trace_lost = dev->trace_lost;
     snprintf(md->key, sizeof md->key, "%s", dev->key);
     snprintf(md->model, sizeof md->model, "%s", dev->model);
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         if (!dev->slots[s].used)
             continue;
-        const struct fikit_shm_slot *sl = &dev->shm->slots[s];
+        const struct fikit_shm_slot *sl = dev->shm->slots[s];
         const struct fikitd_slot_info *info = &dev->slots[s];
         struct fikit_sched_task_status ts;
         fikit_sched_task_status(&dev->sched, (uint32_t)s, now, &ts);
@@ -777,6 +783,38 @@ static void handle_trace_dump(struct fikitd *d, struct fikitd_conn *c)
     dump_pump(d, c);
 }
 
+/* A read-only fd of another task's slot, for a client registered on its
+ * device: what its admission reads of the tasks above it. The slot must
+ * still be of the generation the client saw. (The server thread alone adds
+ * and removes tasks: dev->slots and slot_fd are read here without the
+ * lock.) */
+static void handle_slot(struct fikitd *d, struct fikitd_conn *c, const struct fikit_msg_slot *m)
+{
+    bool registered = false;
+    for (int r = 0; r < c->nregs; r++)
+        registered |= c->regs[r].device == (int)m->device_index;
+    if (!registered || m->device_index >= (uint32_t)d->ndevices) {
+        send_error(c, -EPERM, "slots are given to tasks registered on their device");
+        return;
+    }
+    struct fikitd_device *dev = d->devices[m->device_index];
+    const struct fikitd_slot_info *info = &dev->slots[m->slot];
+    if (!info->used || info->gen != m->gen || dev->slot_fd[m->slot] < 0) {
+        send_error(c, -ESTALE, "slot %u of device %u is no longer of generation %llu", m->slot,
+                   m->device_index, (unsigned long long)m->gen);
+        return;
+    }
+    int ro = fikit_shm_reopen_ro(dev->slot_fd[m->slot]);
+    if (ro < 0) {
+        send_error(c, ro, "cannot reopen slot %u read-only: %s", m->slot, strerror(-ro));
+        return;
+    }
+    struct fikit_msg_slot_fd peer = {.device_index = m->device_index, .slot = m->slot,
+                                     .part = FIKIT_PART_PEER, .gen = m->gen, .size = FIKIT_SHM_SLOT_SIZE};
+    conn_send(c, FIKIT_MSG_SLOT_FD, &peer, sizeof peer, ro);
+    close(ro);
+}
+
 static void handle_message(struct fikitd *d, struct fikitd_conn *c)
 {
     char buf[FIKIT_MSG_MAX];
@@ -813,6 +851,9 @@ static void handle_message(struct fikitd *d, struct fikitd_conn *c)
     }
     case FIKIT_MSG_REGISTER:
         handle_register(d, c, payload);
+        break;
+    case FIKIT_MSG_SLOT:
+        handle_slot(d, c, payload);
         break;
     case FIKIT_MSG_STATUS:
         handle_status(d, c);
