@@ -304,6 +304,7 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
         return -ENOMEM;
     }
     r->shm = shm;
+    r->hdr = shm->hdr;
     r->slot = shm->slots[ok.slot];
     r->slot_index = (int)ok.slot;
     r->level = ok.level;

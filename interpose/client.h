@@ -32,12 +32,14 @@ struct fikit_registration {
     struct fikit_shm_slot *slot;
     int slot_index;
     int level;
-    uint64_t generation;
+    /* shm->hdr, here on the launch path's line: no load of the view. */
+    const struct fikit_shm_header *hdr;
     /* The task's own: what it publishes, kept here (the slot shows a copy),
      * and how many of its threads hold a waiter of the slot. */
     struct fikit_shm_own own;
     _Atomic uint32_t holding;
     uint32_t device_index;                 /* fikitd's, for FIKIT_MSG_SLOT */
+    uint64_t generation;                   /* fikitd's (its start time) */
     uint64_t asked[FIKIT_SHM_SLOTS];       /* owner generation last asked for (under the client's lock) */
 };
 

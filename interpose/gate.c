@@ -80,7 +80,7 @@ void fikit_gate_forget_all_kernels(void) { fikit_ptrmap_clear(&names); }
 static void trace(const struct fikit_registration *r, uint16_t type, uint64_t key, uint64_t a,
                   uint64_t b)
 {
-    if (!atomic_load_explicit(&r->shm->hdr->trace_on, memory_order_relaxed))
+    if (!atomic_load_explicit(&r->hdr->trace_on, memory_order_relaxed))
         return;
     struct fikit_trace_event e = {.t_ns = fikit_now_ns(), .key = key, .a = a, .b = b, .type = type,
                                   .slot = (uint16_t)r->slot_index, .level = (uint16_t)r->level};
@@ -140,7 +140,7 @@ static void unscheduled_because(const struct fikit_registration *r, const char *
 /* fikitd freed the task's slot (or gave it to another owner). */
 static bool slot_gone(const struct fikit_registration *r)
 {
-    const struct fikit_shm_owner *o = &r->shm->hdr->owner[r->slot_index];
+    const struct fikit_shm_owner *o = &r->hdr->owner[r->slot_index];
     return atomic_load(&o->state) != FIKIT_SLOT_ACTIVE ||
            atomic_load(&o->gen) != __atomic_load_n(&r->slot->gen, __ATOMIC_RELAXED);
 }
@@ -161,7 +161,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
         if ((w = fikit_shm_waiter_post(slot, (uint64_t)(uintptr_t)stream, key, dur, now)))
             break;
         atomic_fetch_sub(&r->holding, 1);
-        if (atomic_load(&r->shm->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
+        if (atomic_load(&r->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
             atomic_load(&fikit_client.daemon_lost))
             return;
         /* Every waiter is taken: by other threads of this task, which
@@ -178,7 +178,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
     fikit_shm_ring_arbiter(r->shm);
     fikit_fault_point(FIKIT_FAULT_HOLD);
 
-    uint64_t spin = atomic_load_explicit(&r->shm->hdr->spin_ns, memory_order_relaxed);
+    uint64_t spin = atomic_load_explicit(&r->hdr->spin_ns, memory_order_relaxed);
     uint64_t queued_in = 0; /* the arbiter's pass that queued us (pass_begun when first seen) */
     /* When to say why it waits: never again once past (a spinning loop
      * would otherwise touch the process-wide flag on every turn). */
@@ -220,8 +220,8 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
                 continue;
             }
             if (st == FIKIT_WAITER_QUEUED && !queued_in)
-                queued_in = atomic_load(&r->shm->hdr->pass_begun);
-            if (queued_in && atomic_load(&r->shm->hdr->pass_done) < queued_in &&
+                queued_in = atomic_load(&r->hdr->pass_begun);
+            if (queued_in && atomic_load(&r->hdr->pass_done) < queued_in &&
                 t < now + FIKIT_DECISION_SPIN_NS) {
                 fikit_cpu_relax();
                 continue;
@@ -230,7 +230,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
         /* fikitd says when it next decides: sleep until shortly before it,
          * then spin, so the grant is seen at once rather than after a
          * wake-up (tens to hundreds of microseconds on a busy machine). */
-        uint64_t due = atomic_load(&r->shm->hdr->next_decision_ns);
+        uint64_t due = atomic_load(&r->hdr->next_decision_ns);
         if (spin == FIKIT_SPIN_ALWAYS) {
             /* A core for the lowest grant latency: spin, and every 20 ms
              * look whether fikitd is still there. */
@@ -239,7 +239,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
                 fikit_cpu_relax();
             if (fikit_shm_waiter_granted(w))
                 break;
-            if (atomic_load(&r->shm->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
+            if (atomic_load(&r->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
                 atomic_load(&fikit_client.daemon_lost) || slot_gone(r))
                 break;
             fikit_client_check_daemon();
@@ -268,14 +268,14 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
             atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
             break;
         }
-        if (atomic_load(&r->shm->hdr->next_decision_ns) != due) {
+        if (atomic_load(&r->hdr->next_decision_ns) != due) {
             atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
             continue;
         }
         int rc = fikit_futex_wait(&w->futex, bumps, timeout);
         atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
         if (rc == -ETIMEDOUT &&
-            (atomic_load(&r->shm->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
+            (atomic_load(&r->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
              atomic_load(&fikit_client.daemon_lost) || slot_gone(r)))
             break; /* no daemon to grant it: go unscheduled */
         if (rc == -ETIMEDOUT)
@@ -300,7 +300,7 @@ static void sleep_until(uint64_t until)
 static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, const char *name,
                       uint64_t dur, bool collective, uint64_t now)
 {
-    if (fikit_admit_nothing_above(atomic_load_explicit(&r->shm->hdr->level_mask, memory_order_relaxed),
+    if (fikit_admit_nothing_above(atomic_load_explicit(&r->hdr->level_mask, memory_order_relaxed),
                                   r->level))
         return now; /* the high-priority path: one load, no snapshot */
     struct fikit_admit_task tasks[FIKIT_SHM_SLOTS];
@@ -397,9 +397,9 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
         /* The publication is for the levels below, which fill its gaps
          * (and for the trace): with none registered, the launch is only
          * counted, and the slot written once a millisecond for status. */
-        uint32_t mask = atomic_load_explicit(&r->shm->hdr->level_mask, memory_order_relaxed);
+        uint32_t mask = atomic_load_explicit(&r->hdr->level_mask, memory_order_relaxed);
         bool watched = (mask >> (r->level + 1)) != 0 ||
-                       atomic_load_explicit(&r->shm->hdr->trace_on, memory_order_relaxed);
+                       atomic_load_explicit(&r->hdr->trace_on, memory_order_relaxed);
         if (watched || now - fikit_shm_own_published(&r->own) >= FIKIT_SHM_UNWATCHED_PUBLISH_NS) {
             struct fikit_gap_pred gap;
             fikit_predict_gap(d->pred, g->prev, g->key, &gap);

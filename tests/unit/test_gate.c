@@ -54,7 +54,7 @@ static void segment(int level)
     atomic_store(&h->owner[other].state, FIKIT_SLOT_ACTIVE);
     atomic_store(&h->level_mask, 1u << level | 1u << other_level);
     atomic_store(&h->slot_mask, 3ull);
-    reg = (struct fikit_registration){.shm = shm, .slot = shm->slots[mine], .slot_index = mine,
+    reg = (struct fikit_registration){.shm = shm, .hdr = shm->hdr, .slot = shm->slots[mine], .slot_index = mine,
                                       .level = level, .generation = 1};
     D = fake_client(level, false, &reg);
     /* Both kernels measured: a fill needs a known duration. */
