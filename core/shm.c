@@ -76,23 +76,36 @@ int fikit_shm_reopen_ro(int fd)
     return ro < 0 ? -errno : ro;
 }
 
+/* A new memfd of SIZE and MODE mapped writable here: 0 with *fd and *map
+ * set, or -errno with *fd closed and -1. */
+static int new_mapped_memfd(const char *name, size_t size, mode_t mode, int *fd, void **map)
+{
+    *fd = new_memfd(name, size, mode);
+    if (*fd < 0)
+        return *fd;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        close(*fd);
+        *fd = -1;
+        return -e;
+    }
+    *map = p;
+    return 0;
+}
+
 int fikit_shm_create(const char *device_key, const char *device_model, uint64_t generation,
                      int *hdr_ro, int *com_fd, struct fikit_shm **out)
 {
     struct fikit_shm *shm = new_view();
     if (!shm)
         return -ENOMEM;
-    int hfd = new_memfd("fikit-device", FIKIT_SHM_SIZE, 0400), cfd = -1, ro = -1, rc;
-    if (hfd < 0) {
-        rc = hfd;
+    int hfd, cfd = -1, ro = -1;
+    void *hdr = NULL, *com = NULL;
+    int rc = new_mapped_memfd("fikit-device", FIKIT_SHM_SIZE, 0400, &hfd, &hdr);
+    if (rc < 0)
         goto fail;
-    }
-    shm->hdr = mmap(NULL, FIKIT_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, hfd, 0);
-    if (shm->hdr == MAP_FAILED) {
-        shm->hdr = NULL;
-        rc = -errno;
-        goto fail;
-    }
+    shm->hdr = hdr;
     init_header(shm->hdr, device_key, device_model, generation);
     /* From here only this mapping writes it: no writable mapping, no
      * write(2), whoever holds an fd of it. */
@@ -105,17 +118,10 @@ int fikit_shm_create(const char *device_key, const char *device_model, uint64_t 
         rc = ro;
         goto fail;
     }
-    cfd = new_memfd("fikit-commons", FIKIT_SHM_COMMONS_SIZE, 0600);
-    if (cfd < 0) {
-        rc = cfd;
+    rc = new_mapped_memfd("fikit-commons", FIKIT_SHM_COMMONS_SIZE, 0600, &cfd, &com);
+    if (rc < 0)
         goto fail;
-    }
-    shm->com = mmap(NULL, FIKIT_SHM_COMMONS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, cfd, 0);
-    if (shm->com == MAP_FAILED) {
-        shm->com = NULL;
-        rc = -errno;
-        goto fail;
-    }
+    shm->com = com;
     close(hfd);
     *hdr_ro = ro;
     *com_fd = cfd;
