@@ -19,9 +19,12 @@ N, K = 30, 4
 # evidence of a wait, the device busy for most of the host's gap, holds when
 # the host wakes late from it: beside two busy loops, 1 ms kernels (-w 500)
 # left 76-86 of the 88 waits found, the host's wake-up being longer than the
-# kernel. 4 requests a second, so that requests of 50-150 ms seldom queue
-# (at 10 a second, --split first-key once found 30 of them, not 29).
-SVC = [SERVICE, "--json", "-n", str(N), "-r", "4", "-k", str(K), "-g", "300", "-w", "5000", "-s", "4096"]
+# kernel. 1 request a second, so that requests seldom queue and most follow
+# an idle gap, which --split first-key needs: at 10 a second it once found
+# 30 of them, not 29, and at 4 a second, beside two busy loops and another
+# make check, the kernels took 41 ms, a request 190 ms, and only 5 of 29
+# requests followed a gap.
+SVC = [SERVICE, "--json", "-n", str(N), "-r", "1", "-k", str(K), "-g", "300", "-w", "5000", "-s", "4096"]
 
 r = subprocess.run([sys.executable, CONVERT, "--help"], stdout=subprocess.PIPE, text=True)
 check(r.returncode == 0 and "--split-kernel" in r.stdout, "the converter has --help")
@@ -76,9 +79,13 @@ with Fikit(tasks=(("serve", 0),)) as fk:
     check(r.returncode == 0 and "Passing: 1" in r.stdout and f"{N - 1} sequences" in r.stdout,
           "fikit sim's loader reads the converted file")
     # Without being told: syncs assumed where the host waited for the device,
-    # and requests begun by the kernel that follows the long gaps.
+    # and requests begun by the kernel that follows the long gaps. A long gap
+    # is well over a kernel (launch to launch, a request's own are a kernel
+    # and a host gap): beside two busy loops the kernels took 24 ms each,
+    # over a fixed 5 ms, and every launch followed a "long" gap.
+    split_gap_us = max(5000, int(1.5 * s["kernel_p50_us"]) + 5000)
     r = subprocess.run([sys.executable, CONVERT, trace_path, profiles[0], "-o", wl, "--name", "demo-serve",
-                        "--split", "first-key", "--split-gap-us", "5000", "--summary", summary],
+                        "--split", "first-key", "--split-gap-us", str(split_gap_us), "--summary", summary],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     print(r.stderr.strip())
     s = json.load(open(summary))
