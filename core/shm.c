@@ -22,6 +22,13 @@ static void *reserve_range(void)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* Each slot's fixed place in the view's range. */
+static void place_slots(struct fikit_shm *shm)
+{
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
+        shm->slots[s] = (struct fikit_shm_slot *)((char *)shm->range + (size_t)s * FIKIT_SHM_SLOT_SIZE);
+}
+
 static struct fikit_shm *new_view(void)
 {
     struct fikit_shm *shm = calloc(1, sizeof *shm);
@@ -32,8 +39,7 @@ static struct fikit_shm *new_view(void)
         free(shm);
         return NULL;
     }
-    for (int s = 0; s < FIKIT_SHM_SLOTS; s++)
-        shm->slots[s] = (struct fikit_shm_slot *)((char *)shm->range + (size_t)s * FIKIT_SHM_SLOT_SIZE);
+    place_slots(shm);
     return shm;
 }
 
@@ -237,8 +243,8 @@ int fikit_shm_local(struct fikit_shm **out)
         return -ENOMEM;
     }
     init_header(shm->hdr, "local", "local", 1);
+    place_slots(shm);
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
-        shm->slots[s] = (struct fikit_shm_slot *)((char *)shm->range + (size_t)s * FIKIT_SHM_SLOT_SIZE);
         shm->slots[s]->gen = (uint64_t)s + 1;
         shm->slots[s]->index = (uint32_t)s;
         atomic_store(&shm->hdr->owner[s].gen, (uint64_t)s + 1);

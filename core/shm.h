@@ -216,13 +216,6 @@ int fikit_shm_map_slot(struct fikit_shm *shm, int s, uint64_t gen, int fd, bool 
 int fikit_shm_local(struct fikit_shm **out);
 void fikit_shm_unmap(struct fikit_shm *shm);
 
-/* Whether slot s is mapped for the generation its owner has now. */
-static inline bool fikit_shm_slot_current(const struct fikit_shm *shm, int s)
-{
-    uint64_t gen = atomic_load_explicit(&shm->hdr->owner[s].gen, memory_order_acquire);
-    return gen && atomic_load_explicit(&shm->mapped[s], memory_order_acquire) == gen;
-}
-
 /* The launch path's publication (the client's threads serialise on the
  * slot's pub_lock; no system call): counts the launch,
  * extends the predicted busy time by dur_ns from now, and records what gap
