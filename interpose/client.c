@@ -198,13 +198,14 @@ static int recv_part(struct fikit_client *c, uint32_t part, uint32_t slot, uint6
     return fd;
 }
 
-void fikit_client_fetch_slots(struct fikit_registration *r, uint64_t want)
+bool fikit_client_fetch_slots(struct fikit_registration *r, uint64_t want)
 {
     struct fikit_client *c = &fikit_client;
+    bool mapped = false;
     /* Never behind a registration or a reconnection: the launch holds
      * instead, and a later one asks. */
     if (pthread_mutex_trylock(&c->lock) != 0)
-        return;
+        return false;
     for (; want && c->sock >= 0 && !atomic_load(&c->daemon_lost); want &= want - 1) {
         int s = __builtin_ctzll(want);
         uint64_t gen = atomic_load(&r->shm->hdr->owner[s].gen);
@@ -224,8 +225,10 @@ void fikit_client_fetch_slots(struct fikit_registration *r, uint64_t want)
         close(fd);
         if (rc)
             fikit_debug("slot %d of %s could not be mapped: %s", s, r->shm->hdr->device_key, strerror(-rc));
+        mapped |= rc == 0;
     }
     pthread_mutex_unlock(&c->lock);
+    return mapped;
 }
 
 static int do_register(struct fikit_client *c, struct fikit_client_device *d,

@@ -131,8 +131,9 @@ struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *
 /* Maps, read-only, the slots of other tasks in want (bits) that this
  * registration has no mapping of for their owners' generation, asking
  * fikitd for each (FIKIT_MSG_SLOT): a lower-level launch that found them
- * unreadable. Does nothing if the client's lock is taken. */
-void fikit_client_fetch_slots(struct fikit_registration *r, uint64_t want);
+ * unreadable. Does nothing if the client's lock is taken. Whether it
+ * mapped any. */
+bool fikit_client_fetch_slots(struct fikit_registration *r, uint64_t want);
 /* Notices a lost daemon and rejoins a new one (the housekeeping thread, and
  * a held launch that waits long). */
 void fikit_client_check_daemon(void);

@@ -309,13 +309,11 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
         struct fikit_admit a;
         uint64_t unmapped = 0;
         fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks, &unmapped);
-        if (unmapped) {
-            /* A task above that this process has no mapping of yet (it
-             * registered since): ask fikitd for it once, and look again. */
-            fikit_client_fetch_slots(r, unmapped);
-            unmapped = 0;
-            fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks, &unmapped);
-        }
+        /* A task above that this process has no mapping of yet (it
+         * registered since): ask fikitd for it once, and look again if
+         * that mapped it (else it stays unreadable: the launch holds). */
+        if (unmapped && fikit_client_fetch_slots(r, unmapped))
+            fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks, NULL);
         /* Its own queue as it knows it, not as the slot shows it: a pace
          * lasts at most what the task itself launched. */
         v.own_busy_until_ns = fikit_shm_own_busy_until(&r->own);
