@@ -158,7 +158,6 @@ with Fikit(daemon="socket_group = nogroup\n" if ROOT else "") as fk:
     check(victim.returncode == 0 and result(out)["wrong"] == 0 and result(out)["kernels"] == 30,
           f"the batch job finished its 30 kernels correctly: {err.strip()[-300:]}")
     check("unscheduled" not in err, f"and never went unscheduled: {err.strip()[-300:]}")
-    st = fk.status()
     check(f"(pid {svc.pid}) gone" not in open(fk.log).read(), "the service kept its registration")
     svc.terminate()
     out, _ = svc.communicate(timeout=60)

@@ -81,6 +81,23 @@ Test(shm, no_fill_while_fikitd_decides)
     cr_assert_eq(fikit_shm_fill_take(seg, now + 55 * US, &r, 0, 60 * US), 75 * US);
 }
 
+Test(shm, fikitd_bounds_a_forged_fill_word)
+{
+    /* Every client of the device writes the commons: one an hour ahead
+     * would keep lower tasks out of every gap. fikitd reads it as at most
+     * FIKIT_FILL_AHEAD_MAX_NS ahead, and puts that back (locked). */
+    uint64_t now = 1000 * US;
+    atomic_store(&seg->com->fill_until_ns, now + 3600ull * 1000 * 1000 * 1000);
+    uint64_t seen = fikit_shm_fill_lock(seg, now);
+    cr_assert_eq(seen, (now + FIKIT_FILL_AHEAD_MAX_NS) & ~FIKIT_FILL_LOCK);
+    cr_assert_eq(atomic_load(&seg->com->fill_until_ns), seen | FIKIT_FILL_LOCK, "put back, still locked");
+    fikit_shm_fill_unlock(seg, now);
+    cr_assert_eq(atomic_load(&seg->com->fill_until_ns), seen + 2);
+    /* One within the bound is taken as it is. */
+    atomic_store(&seg->com->fill_until_ns, now + 50 * US);
+    cr_assert_eq(fikit_shm_fill_lock(seg, now), now + 50 * US);
+}
+
 static void write_event(struct fikit_shm_slot *slot, uint64_t key)
 {
     struct fikit_trace_event e = {.t_ns = key, .key = key, .type = FIKIT_TRACE_LAUNCH};
