@@ -8,8 +8,7 @@ import struct
 import time
 from harness import BATCH, SERVICE, Fikit, check, fail, result
 from harness import (END, HDR, REG, REG_OK, REGISTER, REGISTER_OK, TRACE_DUMP, TRACE_EVENTS, VERSION, packet,
-                     recv_registration,
-                     register)
+                     recv_registration, register)
 
 
 with Fikit() as fk:
@@ -69,12 +68,11 @@ with Fikit() as fk:
     # Its own slot is all it can write: the rest of the device's memory is
     # fikitd's (read-only) or other tasks' (not given to it).
     seg = mmap.mmap(fds[2], slot_size)
-    off = 0
     rnd = random.Random(7)
     t_end = time.time() + 2.0
     writes = 0
     while time.time() < t_end:
-        seg[off:off + slot_size] = rnd.randbytes(slot_size)  # its gen too: it only loses its own reads
+        seg[:slot_size] = rnd.randbytes(slot_size)  # its gen too: it only loses its own reads
         writes += 1
         time.sleep(0.01)
     check(fk.status().startswith("fikitd"), f"fikitd survived {writes} random rewrites of a slot")
