@@ -112,6 +112,7 @@ const struct fikit_conf_key fikit_conf_keys[] = {
     {"scheduler", "mps_lower_thread_percentage", UINT(1, 99, COUNT), .def = "70", CFG(mps_lower_thread_pct)},
     {"scheduler", "beside_max_slowdown", DOUBLE(1.0, 10.0), .zero_off = true, .def = "0",
      CFG(beside_max_slowdown)},
+    {"scheduler", "latency_budget", DOUBLE(1.0, 10.0), .zero_off = true, .def = "1.1", CFG(latency_budget)},
     {"scheduler", "poll_us", UINT(0, 100000, US), .def = "50", CFG(poll_ns)},
     {"scheduler", "spin_us", UINT(0, 10000, US),
      .words = {{"auto", FIKIT_SPIN_AUTO}, {"always", FIKIT_SPIN_ALWAYS}}, .def = "auto", CFG(spin_ns)},
@@ -138,6 +139,7 @@ const struct fikit_conf_key fikit_conf_keys[] = {
     {"task.NAME", "mps_thread_percentage", UINT(1, 100, COUNT), TASK(mps_thread_percentage)},
     {"task.NAME", "share", ENUM(share_name, 2), TASK(share),
      .line_off = offsetof(struct fikit_task_conf, share_line) + 1},
+    {"task.NAME", "latency_budget", DOUBLE(1.0, 10.0), .zero_off = true, TASK(latency_budget)},
 
     {"limits", "default", LEVEL, .def = "0", CFG(limit_default)},
     /* A rule: a level for one user or group, kept in c->limits. */
@@ -706,6 +708,13 @@ void fikit_config_task_sharing(const struct fikit_config *c, const struct fikit_
         out->share = out->thread_pct < 100 ? FIKIT_SHARE_BESIDE : FIKIT_SHARE_GAPS;
     }
     out->low_client_priority = priority >= 1;
+}
+
+double fikit_config_task_budget(const struct fikit_config *c, const struct fikit_task_conf *tc, int priority)
+{
+    if (tc && tc->latency_budget > 0)
+        return tc->latency_budget;
+    return priority == 0 ? c->latency_budget : 0;
 }
 
 const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name)

@@ -59,6 +59,7 @@ struct fikit_task_conf {
     enum fikit_share share;
     int line;                  /* where it was defined, for messages */
     int share_line;            /* where share was set, 0 = not set */
+    double latency_budget;     /* its bursts' p99 against alone at most; 0 = not set */
 };
 
 struct fikit_limit {
@@ -86,6 +87,7 @@ struct fikit_config {
     uint64_t max_queued_ns;    /* 0 = no bound */
     uint64_t max_wait_ns;      /* 0 = never */
     double beside_max_slowdown; /* 0 = off */
+    double latency_budget;     /* for tasks of priority 0 that set none; 0 = off */
     enum fikit_share mps_lower_share; /* tasks of priority 1-9 on MPS without a share */
     int mps_lower_thread_pct;  /* their thread cap when that is beside: 1..99 */
     int pauses;                /* 1: on (short kernels go in a pause), 0: off */
@@ -181,6 +183,9 @@ int fikit_config_load_file(const char *path, struct fikit_config *c, struct fiki
  * is an error; the others are skipped when absent. */
 int fikit_config_load(const char *explicit_path, struct fikit_config *c, struct fikit_err *err);
 
+/* The latency budget of a task (tc may be NULL) at priority: its own,
+ * else [scheduler] latency_budget at priority 0; 0: none. */
+double fikit_config_task_budget(const struct fikit_config *c, const struct fikit_task_conf *tc, int priority);
 const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name);
 
 /* How a task of a priority shares its device with higher levels: from its

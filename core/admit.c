@@ -47,6 +47,14 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
     if (fikit_admit_nothing_above(v->level_mask, v->level))
         return; /* no higher level has a task here */
 
+    /* What the latency budget of a level above lets this task do while
+     * that level is active (core/budget.h; FREE: as configured). */
+    enum fikit_lower_mode mode = (enum fikit_lower_mode)v->knobs.mode;
+    uint64_t queue_bound = v->max_queued_ns;
+    if (mode == FIKIT_LOWER_GAPS || (mode == FIKIT_LOWER_BESIDE && v->beside))
+        queue_bound = v->knobs.inflight_ns;
+    bool beside = v->beside && (mode == FIKIT_LOWER_FREE || mode == FIKIT_LOWER_BESIDE);
+
     /* The highest active level above, its rooms, and (for beside) how much
      * slower than its profile it runs. */
     int top = FIKIT_LEVELS;
@@ -73,7 +81,7 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
                 continue;
         }
         if (t->level < top) {
-            fikit_fill_rooms_init(&out->rooms, v->max_queued_ns);
+            fikit_fill_rooms_init(&out->rooms, beside ? v->max_queued_ns : queue_bound);
             slowdown = 0;
         }
         top = t->level;
@@ -94,8 +102,30 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
         return;
     }
     fikit_fill_rooms_done(&out->rooms);
+    if (mode == FIKIT_LOWER_GAPS && !queue_bound) {
+        /* The budget's lowest gap step: only the room the gap is near
+         * certain to leave, whatever is queued. */
+        if (out->rooms.room > out->rooms.sure)
+            out->rooms.room = out->rooms.sure;
+        if (out->rooms.starving > out->rooms.sure)
+            out->rooms.starving = out->rooms.sure;
+    }
 
-    if (v->beside) {
+    if (mode == FIKIT_LOWER_WAIT) {
+        /* The budget above leaves it nothing while that level is active:
+         * its pauses and idle still let it go (above). */
+        out->kind = FIKIT_ADMIT_RECHECK;
+        out->until_ns = now + FIKIT_BESIDE_RECHECK_NS;
+        return;
+    }
+    if (beside && mode == FIKIT_LOWER_BESIDE && v->own_busy_until_ns > now + queue_bound) {
+        /* Beside, within the queue bound the budget sets: what a burst
+         * above finds in flight at its start. */
+        out->kind = FIKIT_ADMIT_PACE;
+        out->until_ns = v->own_busy_until_ns - queue_bound;
+        return;
+    }
+    if (beside) {
         /* The MPS thread cap, not fikit, keeps a beside task off the SMs
          * the higher levels need; while the level above runs slower than
          * beside_max_slowdown allows, it shares only their gaps, looking
@@ -110,5 +140,12 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
     }
     if (try_fill(v, now, dur_ns, out))
         return;
+    if (v->beside) {
+        /* A beside task the budget keeps to gaps looks again, as beside a
+         * slowed level: fikitd would keep it for a gap alone. */
+        out->kind = FIKIT_ADMIT_RECHECK;
+        out->until_ns = now + FIKIT_BESIDE_RECHECK_NS;
+        return;
+    }
     out->kind = FIKIT_ADMIT_HOLD;
 }

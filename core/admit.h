@@ -9,6 +9,7 @@
 #ifndef FIKIT_CORE_ADMIT_H
 #define FIKIT_CORE_ADMIT_H
 
+#include "core/budget.h"
 #include "core/gap.h"
 #include "core/sched.h"
 
@@ -52,6 +53,9 @@ struct fikit_view {
     int level;
     bool beside;              /* share = beside, in force */
     uint64_t own_busy_until_ns;
+    /* What the budget of a level above lets it do while that level is
+     * active (fikitd's controller, core/budget.h); zero: as configured. */
+    struct fikit_lower_knobs knobs;
 };
 
 enum fikit_admit_kind {

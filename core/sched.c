@@ -135,6 +135,17 @@ static void reserve(struct fikit_sched *s, uint32_t id, uint64_t end)
     s->resv[s->nresv++] = (struct fikit_reservation){.task_id = id, .end_ns = end};
 }
 
+void fikit_sched_set_knobs(struct fikit_sched *s, uint32_t id, const struct fikit_lower_knobs *k)
+{
+    struct fikit_task_state *t = fikit_sched_task(s, id);
+    if (t)
+        t->knobs = *k;
+    s->knobbed = false;
+    for (int i = 0; i < FIKIT_MAX_TASKS; i++)
+        if (s->tasks[i].used && s->tasks[i].knobs.mode != FIKIT_LOWER_FREE)
+            s->knobbed = true;
+}
+
 int fikit_sched_remove_task(struct fikit_sched *s, uint32_t id)
 {
     struct fikit_task_state *t = fikit_sched_task(s, id);
@@ -430,11 +441,15 @@ static size_t overdue(const struct fikit_sched *s, uint64_t now, bool busy)
  * overhead is the substrate cost and safety margin. */
 struct fill_window {
     uint64_t start, end, end_starving, overhead;
+    const struct fikit_fill_rooms *rooms;
+    uint64_t now;
 };
 
 static void window_at(struct fill_window *w, const struct fikit_fill_rooms *rooms, uint64_t now,
                       uint64_t start)
 {
+    w->rooms = rooms;
+    w->now = now;
     w->start = start;
     w->end = fikit_fill_end(rooms, now, start);
     w->end_starving = fikit_fill_end_of(rooms, now, start, rooms->starving);
@@ -450,6 +465,24 @@ static uint64_t fit_len(const struct fikit_sched *s, size_t i, const struct fill
     *starved = false;
     if (!is_stream_head(s, i))
         return 0;
+    /* The budget's knobs for its task: the same rooms under its own queue
+     * bound (fikit_admit's rule for the client's own fills). */
+    const struct fikit_task_state *t = s->knobbed ? fikit_sched_task((struct fikit_sched *)s, r->task_id) : NULL;
+    struct fill_window own;
+    if (t && t->knobs.mode == FIKIT_LOWER_WAIT)
+        return 0;
+    if (t && (t->knobs.mode == FIKIT_LOWER_GAPS || t->knobs.mode == FIKIT_LOWER_BESIDE)) {
+        struct fikit_fill_rooms rr = *w->rooms;
+        rr.max_queued_ns = t->knobs.inflight_ns;
+        if (t->knobs.mode == FIKIT_LOWER_GAPS && !t->knobs.inflight_ns) {
+            rr.room = rr.room < rr.sure ? rr.room : rr.sure;
+            rr.starving = rr.starving < rr.sure ? rr.starving : rr.sure;
+        }
+        own = *w;
+        own.end = fikit_fill_end(&rr, w->now, w->start);
+        own.end_starving = fikit_fill_end_of(&rr, w->now, w->start, rr.starving);
+        w = &own;
+    }
     if (fikit_fill_fits(w->start, w->end, w->overhead, r->dur_ns))
         return r->dur_ns;
     if (!starving(s, r, now))

@@ -30,6 +30,7 @@
 #ifndef FIKIT_CORE_SCHED_H
 #define FIKIT_CORE_SCHED_H
 
+#include "core/budget.h"
 #include "core/gap.h"
 
 #include <stdbool.h>
@@ -86,6 +87,10 @@ struct fikit_task_state {
     uint64_t idle_after_ns;   /* its longest learned gap; 0: none yet */
     struct fikit_gap_pred gap; /* the gap expected after its last launch */
     uint64_t launches, holds, grants;
+    /* What the latency budget of a level above lets it do while that level
+     * is active (core/budget.h): its fitting grants keep to it. Zero: as
+     * configured. */
+    struct fikit_lower_knobs knobs;
 };
 
 struct fikit_request {
@@ -146,6 +151,7 @@ struct fikit_sched {
     uint64_t next_seq;
     struct fikit_reservation resv[FIKIT_MAX_RESERVATIONS];
     size_t nresv;
+    bool knobbed;  /* some task has budget knobs (fikit_sched_set_knobs): fits look them up */
     /* Lower-level work that clients put into a gap by themselves (the
      * segment's fill_until_ns): predicted to run until then. */
     uint64_t client_fill_until_ns;
@@ -173,6 +179,11 @@ int fikit_sched_add_task(struct fikit_sched *s, uint32_t id, int32_t pid, const 
  * the device time reserved for its granted kernels. */
 int fikit_sched_remove_task(struct fikit_sched *s, uint32_t id);
 struct fikit_task_state *fikit_sched_task(struct fikit_sched *s, uint32_t id);
+/* What the budget's controller lets task id do (core/budget.h): a held
+ * launch of it is granted into gaps only as its knobs allow (WAIT: not at
+ * all; GAPS: within its queue bound). Free, pause and overdue grants are
+ * unchanged. */
+void fikit_sched_set_knobs(struct fikit_sched *s, uint32_t id, const struct fikit_lower_knobs *k);
 
 /* The task launched a kernel at now that keeps its device busy until
  * busy_until_ns, and then expects the gap described by gap. */

@@ -593,6 +593,7 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
     v->granted_until_ns = atomic_load(&h->granted_until_ns);
     const struct fikit_shm_slot *own = shm->slots[slot_index];
     v->own_busy_until_ns = __atomic_load_n(&own->pub.busy_until_ns, __ATOMIC_RELAXED);
+    fikit_shm_get_knobs(shm, slot_index, &v->knobs);
     uint64_t slots = atomic_load_explicit(&h->slot_mask, memory_order_acquire) & ~(1ull << slot_index);
     for (; slots; slots &= slots - 1) {
         int s = __builtin_ctzll(slots);
@@ -628,6 +629,22 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
             t->gap = pub.gap;
         }
     }
+}
+
+void fikit_shm_set_knobs(struct fikit_shm *shm, int s, const struct fikit_lower_knobs *k)
+{
+    struct fikit_shm_owner *o = &shm->hdr->owner[s];
+    atomic_store_explicit(&o->knob_inflight_ns, k->inflight_ns, memory_order_relaxed);
+    atomic_store_explicit(&o->knob_sm_pct, k->sm_pct, memory_order_relaxed);
+    atomic_store_explicit(&o->knob_mode, k->mode, memory_order_relaxed);
+}
+
+void fikit_shm_get_knobs(const struct fikit_shm *shm, int s, struct fikit_lower_knobs *k)
+{
+    const struct fikit_shm_owner *o = &shm->hdr->owner[s];
+    k->mode = atomic_load_explicit(&o->knob_mode, memory_order_relaxed);
+    k->sm_pct = atomic_load_explicit(&o->knob_sm_pct, memory_order_relaxed);
+    k->inflight_ns = atomic_load_explicit(&o->knob_inflight_ns, memory_order_relaxed);
 }
 
 struct fikit_shm_waiter *fikit_shm_waiter_post(struct fikit_shm_slot *slot, uint64_t stream,

@@ -35,7 +35,8 @@
 /* 2: slots aligned to the cache line; 3: decision handshake; 4: clients fill
  * gaps themselves and pace their queue; 5: trace rings with back-pressure;
  * 6: each task's slowdown against its profile, and beside_max_slowdown */
-#define FIKIT_SHM_VERSION 7 /* 7: split into header, commons and one memfd per slot */
+/* 7: split into header, commons and one memfd per slot */
+#define FIKIT_SHM_VERSION 8 /* 8: the budget's knobs per slot owner */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -127,6 +128,13 @@ struct fikit_shm_owner {
     uint32_t pad;
     _Atomic uint64_t gen;
     char name[64];
+    /* What the latency budget of a level above lets this task do while
+     * that level is active (core/budget.h), set by fikitd's controller:
+     * zero, as configured. Relaxed words: a launch that reads a mix of an
+     * old and a new step acts on either for one launch. */
+    _Atomic uint32_t knob_mode;
+    _Atomic uint32_t knob_sm_pct;
+    _Atomic uint64_t knob_inflight_ns;
 };
 
 /* fikitd's memfd: clients map it read-only. */
@@ -215,6 +223,10 @@ int fikit_shm_map_slot(struct fikit_shm *shm, int s, uint64_t gen, int fd, bool 
  * filled in as fikit_shm_create does: for fikit sim and the tests. */
 int fikit_shm_local(struct fikit_shm **out);
 void fikit_shm_unmap(struct fikit_shm *shm);
+
+/* fikitd (and fikit sim): what the budget lets slot s do (core/budget.h). */
+void fikit_shm_set_knobs(struct fikit_shm *shm, int s, const struct fikit_lower_knobs *k);
+void fikit_shm_get_knobs(const struct fikit_shm *shm, int s, struct fikit_lower_knobs *k);
 
 /* The launch path's publication (the client's threads serialise on the
  * slot's pub_lock; no system call): counts the launch,

@@ -147,6 +147,11 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     if ((rc = run_alone(&s, &svc, NULL, &r, out, err)) != 0)
         goto out;
     double mean_ns = r.task[0].nlatency ? (double)r.task[0].busy_ns / (double)r.task[0].nlatency : 0;
+    /* The budget's reference: the p99 of each size of request alone, as
+     * --measure records it. */
+    struct fikit_budget_ref ref;
+    fikit_budget_ref_build(&ref, r.task[0].burst_launches, r.task[0].burst_ns, r.task[0].nlatency);
+    out->burst_sizes = ref.n;
     fikit_sim_result_free(&r);
     if (mean_ns <= 0) {
         rc = fikit_err_set(err, -EINVAL, "service %s: no request completed alone", x->service->name);
@@ -178,6 +183,8 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     /* 4. The pair in each mode. */
     svc.profile = &sprof;
     loop.profile = &lprof;
+    svc.budget = x->budget;
+    svc.budget_ref = &ref;
     for (int mode = 0; mode < FIKIT_SIM_MODES; mode++) {
         if (!(x->modes & (1u << mode)))
             continue;
@@ -188,6 +195,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         s.mean_interarrival_ns = (uint64_t)(mean_ns / x->load);
         s.trace = x->trace;
         s.trace_ns = x->trace_ns;
+        s.sm_shares = x->sm_shares;
         struct fikit_sim_task pair[2] = {svc, loop};
         switch (mode) {
         case FIKIT_SIM_MODE_TIMESLICE: break;
@@ -241,6 +249,11 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         row->paces = r.task[1].paces;
         row->held_ms = r.task[1].grants ? (double)r.task[1].held_ns / (double)r.task[1].grants / 1e6 : 0;
         row->switches = r.switches;
+        row->budgeted = s.fikit && ntasks > 1 && x->budget > 0;
+        row->budget_cuts = r.task[0].budget_cuts;
+        row->budget_climbs = r.task[0].budget_climbs;
+        row->budget_step = r.task[0].budget_step;
+        row->budget_unmeetable = r.task[0].budget_unmeetable;
         fikit_sim_result_free(&r);
     }
 out:

@@ -43,6 +43,12 @@ struct fikit_sim_experiment {
     uint64_t requests, warmup;
     uint64_t seed;
     uint32_t modes;                   /* bit per fikit_sim_mode */
+    /* The service's latency budget in fikit's modes (its reference, the
+     * p99 of each size of request alone back to back, measured here as
+     * --measure would); 0: none.
+     * sm_shares: fikit_sim_setup.sm_shares. */
+    double budget;
+    bool sm_shares;
     FILE *trace;                      /* the pair's runs traced (fikit_sim_setup.trace) */
     uint64_t trace_ns;
 };
@@ -60,12 +66,18 @@ struct fikit_sim_row {
     uint64_t holds, grants, fills, paces;     /* the loop's */
     double held_ms;                           /* the loop's mean hold */
     uint64_t switches;
+    /* the service's budget controller, where it ran */
+    bool budgeted;
+    uint64_t budget_cuts, budget_climbs;
+    int budget_step;
+    bool budget_unmeetable;
 };
 
 struct fikit_sim_report {
     double capacity_rps;      /* the service back to back, requests per second */
     double rate_rps;          /* the Poisson rate used */
     struct fikit_sim_q alone_p50, alone_p99;
+    uint32_t burst_sizes;     /* the sizes of request (launches) the budget's reference holds */
     double loop_alone_per_s;
     struct fikit_sim_row row[FIKIT_SIM_MODES];
     uint64_t events;

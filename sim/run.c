@@ -1,6 +1,7 @@
 #include "sim/run.h"
 
 #include "core/admit.h"
+#include "core/budget.h"
 #include "core/predict.h"
 #include "core/shm.h"
 #include "sim/fifo.h"
@@ -30,6 +31,7 @@ struct trun {
     bool busy;                 /* running a sequence */
     size_t seq, step;
     uint64_t req_arrival, req_start;
+    uint32_t req_launches;
     struct fikit_sim_fifo queue; /* arrival times (uint64_t) of waiting requests */
     uint64_t outstanding;
     bool wait_sync;
@@ -45,7 +47,7 @@ struct trun {
     bool held, queued;
     uint64_t held_key, held_dur, held_posted;
     uint64_t rng;
-    size_t cap_lat;
+    size_t cap_lat, cap_burst, cap_burst_n;
 };
 
 struct sim {
@@ -56,6 +58,7 @@ struct sim {
     size_t n;
     struct fikit_shm *shm;
     struct fikit_sched sched;
+    struct fikit_budget_set budgets; /* fikitd's budget controllers */
     uint64_t pass_at;
     int service;               /* index of the service task, -1 none */
     uint64_t completed;        /* service requests done */
@@ -152,9 +155,44 @@ static void start_sequence(struct sim *m, size_t i, uint64_t now)
     t->busy = true;
     t->step = 0;
     t->req_start = now;
+    t->req_launches = 0;
     if (t->service)
         t->seq = t->w->nseqs > 1 ? (size_t)(splitmix(&t->rng) % t->w->nseqs) : 0;
     push(m, now + cur_step(t)->host_ns, EV_STEP, (uint32_t)i, 0);
+}
+
+/* What fikitd's controller sets for every task: the knobs in its owner's
+ * words of the header and, with sm_shares on MPS, its cap. */
+static void steer(struct sim *m)
+{
+    for (size_t j = 0; j < m->n; j++) {
+        const struct fikit_sim_task *spec = m->t[j].spec;
+        struct fikit_lower_knobs k;
+        fikit_budget_set_knobs(&m->budgets, (int)j, m->s->sched.max_queued_ns, spec->thread_pct, &k);
+        fikit_shm_set_knobs(m->shm, (int)j, &k);
+        fikit_sched_set_knobs(&m->sched, (uint32_t)j, &k);
+        if (m->s->sm_shares && m->s->substrate == FIKIT_SIM_MPS && spec->beside)
+            fikit_sim_gpu_context(m->gpu, (uint32_t)j, spec->level, k.sm_pct ? k.sm_pct : spec->thread_pct);
+    }
+}
+
+/* A budgeted task's burst: from the start of its request to its end, what
+ * the client measures (first launch after idle to its last kernel's end). */
+static void note_burst(struct sim *m, size_t i, uint64_t start, uint64_t end)
+{
+    enum fikit_budget_action a = fikit_budget_set_burst(&m->budgets, (int)i, start, end, m->t[i].req_launches,
+                                                        m->s->sched.max_queued_ns);
+    if (a == FIKIT_BUDGET_IGNORED || a == FIKIT_BUDGET_KEEP)
+        return;
+    if (m->window && !m->stop) {
+        if (a == FIKIT_BUDGET_CUT)
+            m->r->task[i].budget_cuts++;
+        else
+            m->r->task[i].budget_climbs++;
+    }
+    trace_event(m, a == FIKIT_BUDGET_CUT ? "budget: cut" : "budget: climb", "budget", 2 * (uint32_t)i + 1, end, 0,
+                false);
+    steer(m);
 }
 
 static void end_sequence(struct sim *m, size_t i, uint64_t now)
@@ -163,13 +201,19 @@ static void end_sequence(struct sim *m, size_t i, uint64_t now)
     struct fikit_sim_task_result *tr = &m->r->task[i];
     t->busy = false;
     if (t->service) {
+        if (t->registered)
+            note_burst(m, i, t->req_start, now);
         trace_event(m, "request", "request", 2 * (uint32_t)i + 1, t->req_arrival, now - t->req_arrival, true);
         m->completed++;
         if (m->window && !m->stop) {
-            if (fikit_sim_grow((void **)&tr->latency_ns, &t->cap_lat, tr->nlatency + 1, sizeof(uint64_t))) {
+            if (fikit_sim_grow((void **)&tr->latency_ns, &t->cap_lat, tr->nlatency + 1, sizeof(uint64_t)) ||
+                fikit_sim_grow((void **)&tr->burst_ns, &t->cap_burst, tr->nlatency + 1, sizeof(uint64_t)) ||
+                fikit_sim_grow((void **)&tr->burst_launches, &t->cap_burst_n, tr->nlatency + 1, sizeof(uint32_t))) {
                 m->failed = -ENOMEM;
                 return;
             }
+            tr->burst_ns[tr->nlatency] = now - t->req_start;
+            tr->burst_launches[tr->nlatency] = t->req_launches;
             tr->latency_ns[tr->nlatency++] = now - t->req_arrival;
             tr->busy_ns += now - t->req_start;
             tr->sequences++;
@@ -232,6 +276,7 @@ static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur)
     if (fikit_sim_gpu_launch(m->gpu, now, (uint32_t)i, key, st->dur_ns, st->blocks, st->threads))
         m->failed = -ENOMEM;
     t->outstanding++;
+    t->req_launches++;
     m->r->task[i].launches++;
     /* fikit's own time in the launch call (the interposer, admission,
      * publishing): the program's host thread carries on that much later. */
@@ -423,6 +468,7 @@ static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec
             fikit_predictor_load(t->pred, spec->profile);
             t->idle_after_ns = fikit_measure_max_gap(spec->profile);
         }
+        fikit_budget_set_add(&m->budgets, (int)i, spec->level, spec->beside, spec->budget, spec->budget_ref);
         struct fikit_shm_owner *o = &m->shm->hdr->owner[i];
         o->level = spec->level;
         o->pid = (int32_t)i + 1;
@@ -450,6 +496,7 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
     m->n = ntasks;
     m->pass_at = UINT64_MAX;
     m->service = -1;
+    fikit_budget_set_init(&m->budgets);
     r->ntasks = ntasks;
     fikit_sim_evq_init(&m->q);
     int rc = 0;
@@ -488,6 +535,8 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
         if ((rc = setup_task(m, i, &tasks[i], err)) != 0)
             goto out;
     }
+    if (s->fikit)
+        steer(m);
     if (m->service < 0 && !s->loop_ns) {
         rc = fikit_err_set(err, -EINVAL, "no service and no run length: nothing would end the run");
         goto out;
@@ -554,6 +603,12 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
     }
     r->window_ns = m->window_end > m->window_start ? m->window_end - m->window_start : 0;
     r->switches = fikit_sim_gpu_switches(m->gpu);
+    for (size_t i = 0; i < ntasks; i++) {
+        if (m->budgets.steered & (1ull << i)) {
+            r->task[i].budget_step = m->budgets.b[i].step;
+            r->task[i].budget_unmeetable = m->budgets.b[i].unmeetable;
+        }
+    }
     r->preemptions = fikit_sim_gpu_preemptions(m->gpu);
 out:
     for (size_t i = 0; i < ntasks; i++) {
@@ -571,7 +626,10 @@ out:
 
 void fikit_sim_result_free(struct fikit_sim_result *r)
 {
-    for (size_t i = 0; i < FIKIT_SIM_MAX_TASKS; i++)
+    for (size_t i = 0; i < FIKIT_SIM_MAX_TASKS; i++) {
         free(r->task[i].latency_ns);
+        free(r->task[i].burst_ns);
+        free(r->task[i].burst_launches);
+    }
     memset(r, 0, sizeof *r);
 }

@@ -10,6 +10,7 @@
 #ifndef FIKIT_SIM_RUN_H
 #define FIKIT_SIM_RUN_H
 
+#include "core/budget.h"
 #include "core/error.h"
 #include "core/measure.h"
 #include "core/sched.h"
@@ -34,6 +35,11 @@ struct fikit_sim_task {
     /* Where set, every kernel's duration and the gap after it go here, as
      * under --measure. */
     struct fikit_measure_store *measure;
+    /* Its latency budget and its p99 burst (request) times alone: with both
+     * and fikit, the budget's controller (core/budget.h) steers the tasks
+     * below it, as fikitd's does. 0: none. */
+    double budget;
+    const struct fikit_budget_ref *budget_ref;
 };
 
 struct fikit_sim_setup {
@@ -56,15 +62,25 @@ struct fikit_sim_setup {
      * request, each hold until its grant, each fill. */
     FILE *trace;
     uint64_t trace_ns;
+    /* MPS: the budget's SM share of a beside task is applied to its cap, as
+     * a per-launch SM share would (not yet in fikit on a GPU). */
+    bool sm_shares;
 };
 
 struct fikit_sim_task_result {
     uint64_t *latency_ns;   /* a service: each counted request, arrival to result */
     size_t nlatency;
+    uint64_t *burst_ns;     /* ... its burst: from its start to its result */
+    uint32_t *burst_launches; /* ... and how many launches it made */
     uint64_t busy_ns;       /* a service: sum of request times from their start (no queueing) */
     uint64_t sequences;     /* completed in the window */
     uint64_t launches, holds, grants, fills, paces;
     uint64_t held_ns;       /* summed over holds, post to grant */
+    /* a budgeted task: its controller's cuts and climbs, the step it ended
+     * on, whether it found its budget unmeetable */
+    uint64_t budget_cuts, budget_climbs;
+    int budget_step;
+    bool budget_unmeetable;
 };
 
 struct fikit_sim_result {

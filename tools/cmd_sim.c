@@ -50,6 +50,12 @@ static void usage(FILE *f)
             "  section (mps_lower_share: beside at mps_lower_thread_percentage by default);\n"
             "  fikit-alone runs the service alone under fikit (its own time per launch,\n"
             "  the device file's fikit_launch_us).\n"
+            "      --budget X         the service's latency_budget in fikit's modes, 0 (off) or\n"
+            "                         1..10 (default: fikit.ini's for priority 0); the budget\n"
+            "                         column says where its controller ended and how often it\n"
+            "                         cut and climbed\n"
+            "      --sm-shares        on MPS, the budget also sets a beside job's SM share at\n"
+            "                         run time (modelled; not yet in fikit on a GPU)\n"
             "      --json FILE        also write the results as JSON\n"
             "      --trace FILE       a Perfetto trace (Chrome JSON) of the pair's run, for one\n"
             "                         pair and one mode: its first --trace-ms of simulated time\n"
@@ -132,8 +138,12 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
            (unsigned long long)x->requests);
     printf("alone: service p50 %.3f ms, p99 %.3f ms [%.3f, %.3f]; %s %.2f sequences/s\n", r->alone_p50.v,
            r->alone_p99.v, r->alone_p99.lo, r->alone_p99.hi, x->loop->name, r->loop_alone_per_s);
-    printf("%-11s %8s %8s %6s %6s %-15s %7s %7s %7s %7s %7s %8s\n", "mode", "p50_ms", "p99_ms", "p50_x",
-           "p99_x", "p99_x_95%", "train_x", "holds", "grants", "fills", "paces", "held_ms");
+    if (x->budget > 0)
+        printf("budget: each request size's p99 %.2fx alone at most (%u sizes measured alone)%s\n", x->budget,
+               r->burst_sizes, x->sm_shares ? ", SM shares on" : "");
+    printf("%-11s %8s %8s %6s %6s %-15s %7s %7s %7s %7s %7s %8s %s\n", "mode", "p50_ms", "p99_ms", "p50_x",
+           "p99_x", "p99_x_95%", "train_x", "holds", "grants", "fills", "paces", "held_ms",
+           x->budget > 0 ? "budget" : "");
     for (int m = 0; m < FIKIT_SIM_MODES; m++) {
         const struct fikit_sim_row *w = &r->row[m];
         if (!w->done)
@@ -144,11 +154,16 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
             snprintf(train, sizeof train, "-");
         else
             snprintf(train, sizeof train, "%.2f", w->loop_ratio);
-        printf("%-11s %8.3f %8.3f %6.2f %6.2f %-15s %7s %7llu %7llu %7llu %7llu %8.3f\n",
+        char steered[64] = "";
+        if (w->budgeted)
+            snprintf(steered, sizeof steered, "step %d%s, %llu cuts, %llu climbs", w->budget_step,
+                     w->budget_unmeetable ? " (unmeetable)" : "", (unsigned long long)w->budget_cuts,
+                     (unsigned long long)w->budget_climbs);
+        printf("%-11s %8.3f %8.3f %6.2f %6.2f %-15s %7s %7llu %7llu %7llu %7llu %8.3f %s\n",
                fikit_sim_mode_name((enum fikit_sim_mode)m), w->p50.v, w->p99.v, w->p50_ratio.v,
                w->p99_ratio.v, ci, train, (unsigned long long)w->holds,
                (unsigned long long)w->grants, (unsigned long long)w->fills, (unsigned long long)w->paces,
-               w->held_ms);
+               w->held_ms, steered);
     }
     if (!json)
         return;
@@ -176,10 +191,16 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
         fprintf(json, ", ");
         print_q(json, "p99_x", w->p99_ratio);
         fprintf(json, ", \"loop_per_s\": %.4f, \"loop_x\": %.4f, \"holds\": %llu, \"grants\": %llu, "
-                      "\"fills\": %llu, \"paces\": %llu, \"held_ms\": %.4f, \"switches\": %llu}",
+                      "\"fills\": %llu, \"paces\": %llu, \"held_ms\": %.4f, \"switches\": %llu",
                 w->loop_per_s, w->loop_ratio, (unsigned long long)w->holds, (unsigned long long)w->grants,
                 (unsigned long long)w->fills, (unsigned long long)w->paces, w->held_ms,
                 (unsigned long long)w->switches);
+        if (w->budgeted)
+            fprintf(json, ", \"budget\": %.3f, \"budget_step\": %d, \"budget_cuts\": %llu, "
+                          "\"budget_climbs\": %llu, \"budget_unmeetable\": %s",
+                    x->budget, w->budget_step, (unsigned long long)w->budget_cuts,
+                    (unsigned long long)w->budget_climbs, w->budget_unmeetable ? "true" : "false");
+        fprintf(json, "}");
     }
     fprintf(json, "}}");
 }
@@ -200,12 +221,13 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 
 int fikit_cmd_sim(int argc, char **argv)
 {
-    enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT, OPT_PRIO, OPT_TRACE, OPT_TRACE_MS };
+    enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT, OPT_PRIO, OPT_TRACE, OPT_TRACE_MS,
+           OPT_BUDGET, OPT_SM_SHARES };
     const char *config = NULL, *pair = "resnet50", *service = NULL, *loop = NULL, *device = "h200",
                *substrate = "both", *modes = NULL, *json_path = NULL, *trace_path = NULL;
     const char *load_arg = NULL, *requests_arg = NULL, *warmup_arg = NULL, *seed_arg = NULL,
-               *pct_arg = NULL, *trace_ms_arg = NULL;
-    bool quiet = false, mps_prio = false;
+               *pct_arg = NULL, *trace_ms_arg = NULL, *budget_arg = NULL;
+    bool quiet = false, mps_prio = false, sm_shares = false;
     const struct fikit_tool_opt opts[] = {
         FIKIT_OPT("config", 'c', &config), FIKIT_OPT("pair", 'p', &pair),
         FIKIT_OPT("service", OPT_SERVICE, &service), FIKIT_OPT("loop", OPT_LOOP, &loop),
@@ -216,6 +238,7 @@ int fikit_cmd_sim(int argc, char **argv)
         FIKIT_OPT("json", OPT_JSON, &json_path), FIKIT_FLAG("quiet", 'q', &quiet),
         FIKIT_FLAG("mps-client-priority", OPT_PRIO, &mps_prio),
         FIKIT_OPT("trace", OPT_TRACE, &trace_path), FIKIT_OPT("trace-ms", OPT_TRACE_MS, &trace_ms_arg),
+        FIKIT_OPT("budget", OPT_BUDGET, &budget_arg), FIKIT_FLAG("sm-shares", OPT_SM_SHARES, &sm_shares),
         {0}};
     int first = fikit_tool_options(argc, argv, opts, usage);
     double load = 0.5;
@@ -302,6 +325,17 @@ int fikit_cmd_sim(int argc, char **argv)
                 device, FIKIT_SIM_SOURCE_DIR, FIKIT_SIM_INSTALL_DIR);
         return 1;
     }
+    /* The service's budget: fikit.ini's for a task of priority 0 unless
+     * --budget says otherwise. */
+    double budget = fikit_config_task_budget(&cfg, NULL, 0);
+    if (budget_arg) {
+        char *end;
+        budget = strtod(budget_arg, &end);
+        if (!*budget_arg || *end || !(budget == 0 || (budget >= 1.0 && budget <= 10.0))) {
+            fprintf(stderr, "fikit sim: --budget: '%s': accepted: 0 (off) or 1..10\n", budget_arg);
+            return 2;
+        }
+    }
     struct fikit_sim_device dev;
     if (fikit_sim_device_load(path, &dev, &err)) {
         fprintf(stderr, "fikit sim: %s\n", err.msg);
@@ -309,7 +343,8 @@ int fikit_cmd_sim(int argc, char **argv)
     }
     struct fikit_sim_experiment x = {.dev = &dev, .load = load, .requests = requests, .warmup = warmup,
                                      .seed = seed, .modes = mode_mask, .beside_thread_pct = (uint32_t)pct,
-                                     .fikit_mps_priority = mps_prio,
+                                     .fikit_mps_priority = mps_prio, .budget = budget,
+                                     .sm_shares = sm_shares,
                                      .poll_ns = cfg.poll_ns, .pickup_ns = 5000, .wake_ns = 4000};
     /* The switch cost fikitd would take from `fikit calibrate` on this
      * device: the device's own for time-slicing, none on MPS. */

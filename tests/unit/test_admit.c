@@ -251,3 +251,67 @@ Test(admit, place_is_the_fit_test_of_grants)
     cr_assert_eq(fikit_fill_place(0, &r, 0, 40 * US, 60 * US | FIKIT_FILL_LOCK, 0, &until), 40 * US,
                  "the lock bit is not time");
 }
+
+/* The latency budget's knobs (core/budget.h), as fikitd's controller sets
+ * them for the launching task: they bind while a level above is active. */
+Test(admit, the_budget_bounds_a_beside_tasks_queue)
+{
+    setup(0, 50 * US, 300 * US);
+    V.beside = true;
+    fikit_budget_step_knobs(FIKIT_BUDGET_GAPS_TOP + 1, 100 * US, 70, &V.knobs); /* beside, 250 us */
+    V.own_busy_until_ns = 10 * US + 200 * US;
+    cr_assert_eq(admit(10 * US, 1 * MS), FIKIT_ADMIT_GO, "200 us queued: within 250 us");
+    V.own_busy_until_ns = 10 * US + 900 * US;
+    cr_assert_eq(admit(10 * US, 1 * MS), FIKIT_ADMIT_PACE, "900 us queued: past the budget's bound");
+    cr_assert_eq(A.until_ns, 10 * US + 900 * US - 250 * US, "until the queue is down to the bound");
+    /* The level above idle: beside is never paced, the budget binds only
+     * while the budgeted level is active. */
+    T[0].idle_after_ns = 0;
+    cr_assert_eq(admit(50 * MS, 1 * MS), FIKIT_ADMIT_GO);
+}
+
+Test(admit, the_budget_keeps_a_beside_task_to_gaps)
+{
+    setup(0, 50 * US, 300 * US);
+    V.beside = true;
+    fikit_budget_step_knobs(FIKIT_BUDGET_GAPS_TOP, 100 * US, 70, &V.knobs); /* gaps, 400 us */
+    cr_assert_eq(V.knobs.mode, FIKIT_LOWER_GAPS);
+    cr_assert_eq(admit(10 * US, 100 * US), FIKIT_ADMIT_RECHECK, "the service's kernel runs: no room");
+    cr_assert_eq(A.until_ns, 10 * US + FIKIT_BESIDE_RECHECK_NS, "looks again, not held at fikitd");
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_FILL, "its gap: filled");
+}
+
+Test(admit, the_budgets_queue_bound_replaces_max_queued_for_fills)
+{
+    setup(0, 50 * US, 0);
+    struct fikit_gap_pred g = {.q_ns = {10 * US, 20 * US, 40 * US, 100 * US, 400 * US, 800 * US, 1600 * US, 3200 * US}};
+    T[0].gap = g;
+    V.fill_until_ns = 50 * US + 60 * US; /* 60 us queued */
+    cr_assert_eq(admit(50 * US, 20 * US), FIKIT_ADMIT_FILL, "within max_queued_us (100 us)");
+    fikit_budget_step_knobs(3, 100 * US, 0, &V.knobs); /* gaps, 50 us */
+    cr_assert_eq(V.knobs.inflight_ns, 50 * US);
+    cr_assert_eq(admit(50 * US, 20 * US), FIKIT_ADMIT_HOLD, "past the budget's 50 us: only the sure room");
+    fikit_budget_step_knobs(5, 100 * US, 0, &V.knobs); /* gaps, 200 us */
+    V.fill_until_ns = 50 * US + 105 * US; /* 105 us queued */
+    cr_assert_eq(admit(50 * US, 5 * US), FIKIT_ADMIT_FILL, "within the budget's 200 us: the p30 room");
+    V.knobs.mode = FIKIT_LOWER_FREE;
+    cr_assert_eq(admit(50 * US, 5 * US), FIKIT_ADMIT_HOLD, "as configured: past 100 us");
+    fikit_budget_step_knobs(1, 100 * US, 0, &V.knobs); /* gaps, the sure room only */
+    V.fill_until_ns = 0;
+    cr_assert_eq(admit(50 * US, 20 * US), FIKIT_ADMIT_HOLD, "nothing queued, but 20 us + 20 us is past the sure room");
+    V.knobs.mode = FIKIT_LOWER_FREE;
+    cr_assert_eq(admit(50 * US, 20 * US), FIKIT_ADMIT_FILL, "as configured, the p30 room takes it");
+    fikit_budget_step_knobs(1, 100 * US, 0, &V.knobs);
+    V.fill_overhead_ns = 0;
+    cr_assert_eq(admit(50 * US, 10 * US), FIKIT_ADMIT_FILL, "10 us fits the sure room");
+}
+
+Test(admit, a_budget_that_leaves_nothing_waits_but_pauses_and_idle_stay)
+{
+    setup(0, 50 * US, 300 * US);
+    fikit_budget_step_knobs(0, 100 * US, 0, &V.knobs);
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_RECHECK, "a gap it would fit: it waits");
+    cr_assert_eq(A.until_ns, 50 * US + FIKIT_BESIDE_RECHECK_NS);
+    T[0].idle_after_ns = 0;
+    cr_assert_eq(admit(50 * MS, 100 * US), FIKIT_ADMIT_GO, "the level above went idle");
+}

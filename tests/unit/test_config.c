@@ -144,7 +144,7 @@ Test(config, unknown_key)
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
                  "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, pauses, recheck_us, "
                  "starve_after_us, max_queued_us, max_wait_ms, mps_lower_share, mps_lower_thread_percentage, "
-                 "beside_max_slowdown, poll_us, spin_us)");
+                 "beside_max_slowdown, latency_budget, poll_us, spin_us)");
 }
 
 Test(config, bad_number)

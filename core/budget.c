@@ -1,0 +1,301 @@
+#include "core/budget.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fikit_lower_mode_name(enum fikit_lower_mode m)
+{
+    static const char *const names[] = {"free", "wait", "gaps", "beside"};
+    return (unsigned)m < 4 ? names[m] : "?";
+}
+
+void fikit_budget_step_knobs(int step, uint64_t max_queued_ns, uint32_t sm_pct, struct fikit_lower_knobs *out)
+{
+    /* The queue bound of the gap steps, in quarters of max_queued_us; of the
+     * beside steps, in microseconds, with the share of the configured SMs
+     * in eighths. Beside starts above where gaps end: 4 x max_queued_us
+     * (400 us by default) against 250 us, but beside with the SMs halved. */
+    static const uint32_t gaps_quarters[FIKIT_BUDGET_GAPS_TOP + 1] = {0, 0, 1, 2, 4, 8, 16};
+    static const uint32_t beside_us[FIKIT_BUDGET_STEPS - FIKIT_BUDGET_GAPS_TOP - 1] = {250, 500, 1000,
+                                                                                      2000, 4000, 8000};
+    static const uint32_t beside_sm_eighths[FIKIT_BUDGET_STEPS - FIKIT_BUDGET_GAPS_TOP - 1] = {4, 4, 6,
+                                                                                              8, 8, 8};
+    if (step < 0)
+        step = 0;
+    if (step > FIKIT_BUDGET_TOP)
+        step = FIKIT_BUDGET_TOP;
+    uint64_t q = max_queued_ns ? max_queued_ns : 100000ull;
+    memset(out, 0, sizeof *out);
+    if (step == 0) {
+        out->mode = FIKIT_LOWER_WAIT;
+        return;
+    }
+    if (step <= FIKIT_BUDGET_GAPS_TOP) {
+        out->mode = FIKIT_LOWER_GAPS;
+        out->inflight_ns = q * gaps_quarters[step] / 4;
+        return;
+    }
+    int k = step - FIKIT_BUDGET_GAPS_TOP - 1;
+    uint32_t cap = sm_pct && sm_pct < 100 ? sm_pct : 100;
+    out->mode = FIKIT_LOWER_BESIDE;
+    out->inflight_ns = (uint64_t)beside_us[k] * 1000ull;
+    out->sm_pct = cap * beside_sm_eighths[k] / 8;
+    if (!out->sm_pct)
+        out->sm_pct = 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launches, const uint64_t *len_ns, size_t n)
+{
+    memset(ref, 0, sizeof *ref);
+    /* Sizes by frequency: a pass per size taken, as few sizes are kept. */
+    uint64_t *lens = malloc((n ? n : 1) * sizeof *lens);
+    if (!lens)
+        return;
+    uint32_t taken[FIKIT_BUDGET_REF_SIZES];
+    size_t ntaken = 0;
+    while (ntaken < FIKIT_BUDGET_REF_SIZES) {
+        /* the most frequent size not yet taken */
+        uint32_t best = 0;
+        size_t best_n = 0;
+        for (size_t i = 0; i < n; i++) {
+            bool seen = false;
+            for (size_t k = 0; k < ntaken && !seen; k++)
+                seen = taken[k] == launches[i];
+            if (seen || launches[i] == best)
+                continue;
+            size_t c = 0;
+            for (size_t j = 0; j < n; j++)
+                c += launches[j] == launches[i];
+            if (c > best_n) {
+                best = launches[i];
+                best_n = c;
+            }
+        }
+        if (best_n < FIKIT_BUDGET_REF_MIN)
+            break;
+        taken[ntaken++] = best;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (launches[i] == best)
+                lens[m++] = len_ns[i];
+        qsort(lens, m, sizeof *lens, cmp_u64);
+        /* The nearest rank of the 99th percentile. */
+        size_t at = (size_t)ceil(0.99 * (double)m - 1e-9);
+        uint64_t p99 = lens[(at ? at : 1) - 1];
+        size_t k = ref->n;
+        while (k > 0 && ref->launches[k - 1] > best) {
+            ref->launches[k] = ref->launches[k - 1];
+            ref->p99_ns[k] = ref->p99_ns[k - 1];
+            k--;
+        }
+        ref->launches[k] = best;
+        ref->p99_ns[k] = p99;
+        ref->n++;
+    }
+    free(lens);
+}
+
+uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches)
+{
+    size_t lo = 0, hi = ref->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ref->launches[mid] < launches)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ref->n && ref->launches[lo] == launches ? ref->p99_ns[lo] : 0;
+}
+
+void fikit_budget_init(struct fikit_budget *b, double budget, int top)
+{
+    memset(b, 0, sizeof *b);
+    if (budget < 1.0)
+        budget = 1.0;
+    if (budget > 10.0)
+        budget = 10.0;
+    b->budget_ppm = (uint32_t)(budget * 1e6 + 0.5);
+    b->top = top < 0 ? 0 : top > FIKIT_BUDGET_TOP ? FIKIT_BUDGET_TOP : top;
+    b->step = fikit_budget_start_step(b->top > FIKIT_BUDGET_GAPS_TOP);
+    if (b->step > b->top)
+        b->step = b->top;
+}
+
+static void forget(struct fikit_budget *b)
+{
+    memset(b->broke, 0, sizeof b->broke);
+    memset(b->came_near, 0, sizeof b->came_near);
+    b->judged = 0;
+    b->breaks = 0;
+    b->near = 0;
+}
+
+/* Puts a bit into a window ring at position pos, returning the bit it replaced. */
+static bool ring_put(uint64_t *ring, uint64_t pos, bool bit)
+{
+    uint64_t i = pos % FIKIT_BUDGET_WINDOW;
+    uint64_t mask = 1ull << (i % 64);
+    bool old = ring[i / 64] & mask;
+    if (bit)
+        ring[i / 64] |= mask;
+    else
+        ring[i / 64] &= ~mask;
+    return old;
+}
+
+/* The step changes at now: bursts that start before what the old step let
+ * be queued has drained saw the old one. */
+static void change(struct fikit_budget *b, int step, uint64_t now, uint64_t max_queued_ns)
+{
+    struct fikit_lower_knobs old;
+    fikit_budget_step_knobs(b->step, max_queued_ns, 0, &old);
+    uint64_t settle = old.inflight_ns > FIKIT_BUDGET_SETTLE_MIN_NS ? old.inflight_ns : FIKIT_BUDGET_SETTLE_MIN_NS;
+    b->step = step;
+    b->settled_ns = now + settle;
+    forget(b);
+}
+
+enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
+                                                 uint64_t ref_ns, uint64_t max_queued_ns)
+{
+    if (!ref_ns || end_ns < start_ns)
+        return FIKIT_BUDGET_IGNORED;
+    uint64_t len = end_ns - start_ns;
+    double ratio = (double)len / (double)ref_ns;
+    b->bursts++;
+    b->last_burst_ns = len;
+    b->last_slowdown_ppm = ratio * 1e6 > 4e9 ? 4000000000u : (uint32_t)(ratio * 1e6);
+    double budget = b->budget_ppm / 1e6;
+    bool broke = ratio > budget;
+    bool near = ratio > 1.0 + FIKIT_BUDGET_HYSTERESIS * (budget - 1.0);
+    if (broke)
+        b->broken++;
+    if (start_ns < b->settled_ns)
+        return FIKIT_BUDGET_IGNORED;
+
+    if (ring_put(b->broke, b->judged, broke))
+        b->breaks--;
+    if (ring_put(b->came_near, b->judged, near))
+        b->near--;
+    b->breaks += broke;
+    b->near += near;
+    b->judged++;
+
+    if (b->breaks >= 2) {
+        /* The p99 may be over the budget: halve the step, fast. */
+        if (b->step == 0) {
+            b->unmeetable = true;
+            forget(b);
+            return FIKIT_BUDGET_KEEP;
+        }
+        if (b->cuts_from[b->step] < UINT32_MAX)
+            b->cuts_from[b->step]++;
+        b->cuts++;
+        change(b, b->step / 2, end_ns, max_queued_ns);
+        return FIKIT_BUDGET_CUT;
+    }
+    if (b->step >= b->top || b->near > FIKIT_BUDGET_NEAR_MAX)
+        return FIKIT_BUDGET_KEEP;
+    uint32_t k = b->cuts_from[b->step + 1];
+    uint64_t need = (uint64_t)FIKIT_BUDGET_GROW << (k < FIKIT_BUDGET_BACKOFF_MAX ? k : FIKIT_BUDGET_BACKOFF_MAX);
+    if (b->judged < need)
+        return FIKIT_BUDGET_KEEP;
+    /* Well inside the budget for long enough: one step up. */
+    b->climbs++;
+    b->unmeetable = false;
+    change(b, b->step + 1, end_ns, max_queued_ns);
+    return FIKIT_BUDGET_CLIMB;
+}
+
+void fikit_budget_set_init(struct fikit_budget_set *set) { memset(set, 0, sizeof *set); }
+
+/* A steered task's controller may climb as far as the tasks below it can
+ * take: beside if any of them shares so. */
+static void retop(struct fikit_budget_set *set)
+{
+    for (uint64_t m = set->steered; m; m &= m - 1) {
+        int s = __builtin_ctzll(m);
+        bool beside = false;
+        for (uint64_t u = set->used; u; u &= u - 1) {
+            int l = __builtin_ctzll(u);
+            if (set->level[l] > set->level[s] && set->beside[l])
+                beside = true;
+        }
+        struct fikit_budget *b = &set->b[s];
+        int top = fikit_budget_top_step(beside);
+        if (top == b->top)
+            continue;
+        b->top = top;
+        /* As configured for what is below now: a task beside that came
+         * starts where beside starts; one that left takes the gaps' top. */
+        b->step = fikit_budget_start_step(beside);
+        if (b->step > top)
+            b->step = top;
+    }
+}
+
+void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, bool beside, double budget,
+                          const struct fikit_budget_ref *ref)
+{
+    if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS)
+        return;
+    uint64_t bit = 1ull << slot;
+    set->used |= bit;
+    set->steered &= ~bit;
+    set->level[slot] = level;
+    set->beside[slot] = beside;
+    memset(&set->b[slot], 0, sizeof set->b[slot]);
+    memset(&set->ref[slot], 0, sizeof set->ref[slot]);
+    if (budget > 0 && ref && ref->n) {
+        set->ref[slot] = *ref;
+        fikit_budget_init(&set->b[slot], budget, FIKIT_BUDGET_GAPS_TOP);
+        set->b[slot].top = -1; /* retop sets it */
+        set->steered |= bit;
+    }
+    retop(set);
+}
+
+void fikit_budget_set_drop(struct fikit_budget_set *set, int slot)
+{
+    if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS)
+        return;
+    set->used &= ~(1ull << slot);
+    set->steered &= ~(1ull << slot);
+    retop(set);
+}
+
+enum fikit_budget_action fikit_budget_set_burst(struct fikit_budget_set *set, int slot, uint64_t start_ns,
+                                                uint64_t end_ns, uint32_t launches, uint64_t max_queued_ns)
+{
+    if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS || !(set->steered & (1ull << slot)))
+        return FIKIT_BUDGET_IGNORED;
+    return fikit_budget_note_burst(&set->b[slot], start_ns, end_ns, fikit_budget_ref_find(&set->ref[slot], launches),
+                                   max_queued_ns);
+}
+
+void fikit_budget_set_knobs(const struct fikit_budget_set *set, int slot, uint64_t max_queued_ns, uint32_t sm_pct,
+                            struct fikit_lower_knobs *out)
+{
+    memset(out, 0, sizeof *out);
+    if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS || !(set->used & (1ull << slot)))
+        return;
+    int step = FIKIT_BUDGET_STEPS;
+    for (uint64_t m = set->steered & ~(1ull << slot); m; m &= m - 1) {
+        int s = __builtin_ctzll(m);
+        if (set->level[s] < set->level[slot] && set->b[s].step < step)
+            step = set->b[s].step;
+    }
+    if (step == FIKIT_BUDGET_STEPS)
+        return;
+    if (!set->beside[slot] && step > FIKIT_BUDGET_GAPS_TOP)
+        step = FIKIT_BUDGET_GAPS_TOP;
+    fikit_budget_step_knobs(step, max_queued_ns, sm_pct, out);
+}

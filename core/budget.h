@@ -1,0 +1,166 @@
+/* Owns: the latency budget's controller. A budgeted task (an inference
+ * service) states how much slower than alone its bursts may be at the tail
+ * (latency_budget); the controller measures each of its bursts against the
+ * tail bursts of its size had alone and sets what the tasks below it may do while it is
+ * active: run beside it or only in its gaps or wait, how much of their work
+ * may be queued ahead, and their share of the SMs. Pure, with time as an
+ * argument: fikitd runs it on the bursts its clients report and fikit sim
+ * runs the same code on its modelled bursts (docs/DESIGN.md "The budget").
+ *
+ * The knobs form one ladder, from "wait" (step 0) to "beside, 8 ms queued,
+ * the configured SM share" (the top); a lower task climbs only as far as
+ * its configuration allows (beside needs share = beside). The controller
+ * keeps one step per budgeted task: it cuts the step by half when more
+ * than one burst in FIKIT_BUDGET_WINDOW breaks the budget (the p99 may be
+ * over it), and climbs one step after FIKIT_BUDGET_GROW bursts that kept
+ * well inside it; each cut out of a step doubles the bursts needed to
+ * climb back into it (up to 64 times), which bounds how often it can
+ * oscillate. Bursts that started before a change had settled (the old
+ * step's queue drained) are not counted for either. */
+#ifndef FIKIT_CORE_BUDGET_H
+#define FIKIT_CORE_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a lower task may do while a budgeted task above it is active. */
+enum fikit_lower_mode {
+    FIKIT_LOWER_FREE = 0, /* no budget above: as configured (beside or gaps) */
+    FIKIT_LOWER_WAIT,     /* nothing while the level above is active (its pauses and idle stay) */
+    FIKIT_LOWER_GAPS,     /* only in the gaps above, inflight_ns queued ahead at most;
+                           * 0: only where the gap is near certain to last */
+    FIKIT_LOWER_BESIDE,   /* beside it (share = beside), inflight_ns queued ahead at most */
+};
+
+const char *fikit_lower_mode_name(enum fikit_lower_mode m);
+
+struct fikit_lower_knobs {
+    uint32_t mode;        /* enum fikit_lower_mode */
+    uint32_t sm_pct;      /* share of the SMs, percent; 0: as configured */
+    uint64_t inflight_ns; /* its queued work ahead; with FREE, unused */
+};
+
+/* The ladder. Steps 1 to FIKIT_BUDGET_GAPS_TOP share gaps (step 1 only the
+ * room a gap is near certain to leave, its 1 % quantile); above, beside. */
+#define FIKIT_BUDGET_STEPS 13
+#define FIKIT_BUDGET_GAPS_TOP 6
+#define FIKIT_BUDGET_TOP (FIKIT_BUDGET_STEPS - 1)
+
+/* The knobs of step (clamped to the ladder) for a lower task whose
+ * configured queue bound is max_queued_ns (0: 100 us) and whose configured
+ * SM share is sm_pct (0 or 100: the whole device). */
+void fikit_budget_step_knobs(int step, uint64_t max_queued_ns, uint32_t sm_pct, struct fikit_lower_knobs *out);
+/* The highest step a lower task may take: beside only where it shares so. */
+static inline int fikit_budget_top_step(bool beside) { return beside ? FIKIT_BUDGET_TOP : FIKIT_BUDGET_GAPS_TOP; }
+/* The step a task starts at: what its configuration alone would give it
+ * (gaps at max_queued_us; beside, 8 ms queued at most). */
+static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_BUDGET_TOP : 4; }
+
+/* Bursts judged at once: the tail is the p99, so two breaks in this many
+ * say it may be over. */
+#define FIKIT_BUDGET_WINDOW 256
+/* Bursts within the hysteresis needed to climb a step (before backoff). */
+#define FIKIT_BUDGET_GROW 128
+/* A burst is "near" the budget above ref * (1 + FIKIT_BUDGET_HYSTERESIS *
+ * (budget - 1)); more than FIKIT_BUDGET_NEAR_MAX of them among the last
+ * FIKIT_BUDGET_WINDOW keep the step where it is. */
+#define FIKIT_BUDGET_HYSTERESIS 0.5
+#define FIKIT_BUDGET_NEAR_MAX 2
+/* Backoff exponent cap: a step cut out of k times needs GROW << min(k, 6). */
+#define FIKIT_BUDGET_BACKOFF_MAX 6
+/* Settling time after a change when the old step bounded nothing (beside
+ * with no queue bound is not on the ladder, but WAIT and FREE are). */
+#define FIKIT_BUDGET_SETTLE_MIN_NS 1000000ull
+
+/* What a task's bursts took alone, by size: the p99 of the bursts of each
+ * launch count (a request of one kind launches the same kernels), the
+ * reference a burst of that size is judged against. A burst of a size
+ * never seen alone is not judged. */
+#define FIKIT_BUDGET_REF_SIZES 32
+struct fikit_budget_ref {
+    uint32_t n;
+    uint32_t launches[FIKIT_BUDGET_REF_SIZES]; /* ascending */
+    uint64_t p99_ns[FIKIT_BUDGET_REF_SIZES];
+};
+
+/* The reference from n bursts alone (launch count, length): the sizes seen
+ * at least FIKIT_BUDGET_REF_MIN times, the most frequent if more than fit. */
+#define FIKIT_BUDGET_REF_MIN 10
+void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launches, const uint64_t *len_ns, size_t n);
+/* The p99 alone of bursts of launches; 0: none seen. */
+uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches);
+
+/* One budgeted task's controller. */
+struct fikit_budget {
+    uint32_t budget_ppm;     /* 1.10 = 1100000 */
+    int top;                 /* the highest step its lower tasks can take */
+    int step;
+    uint64_t settled_ns;     /* bursts that started before this saw an older step */
+    /* The bursts judged since the last change, the last WINDOW of them as
+     * bits: broke the budget, came near it. */
+    uint64_t broke[FIKIT_BUDGET_WINDOW / 64], came_near[FIKIT_BUDGET_WINDOW / 64];
+    uint64_t judged;         /* bursts judged since the last change */
+    uint32_t breaks, near;   /* set bits in broke, came_near */
+    uint32_t cuts_from[FIKIT_BUDGET_STEPS];
+    bool unmeetable;         /* step 0 broke it: the device cannot give this budget */
+    /* what it saw, for fikit status and the trace */
+    uint64_t bursts, broken, cuts, climbs;
+    uint64_t last_burst_ns;  /* the last burst's length */
+    uint32_t last_slowdown_ppm; /* that burst against ref_ns */
+};
+
+/* A controller for a task with budget (1.0 < budget <= 10), whose lower
+ * tasks reach top at most. */
+void fikit_budget_init(struct fikit_budget *b, double budget, int top);
+
+/* What the controller does with one burst. */
+enum fikit_budget_action {
+    FIKIT_BUDGET_KEEP = 0,
+    FIKIT_BUDGET_CUT,     /* the step went down */
+    FIKIT_BUDGET_CLIMB,   /* the step went up */
+    FIKIT_BUDGET_IGNORED, /* before the last change settled, or no reference */
+};
+
+/* A burst of the budgeted task that started at start_ns and whose last
+ * kernel completed at end_ns, against ref_ns, what such a burst took alone
+ * at the p99 (0: not judged), given to the controller in order of their
+ * ends; max_queued_ns is the lower tasks' configured bound (for the
+ * settling time of the step it leaves). */
+enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
+                                                 uint64_t ref_ns, uint64_t max_queued_ns);
+
+/* The bursts since the last change that break the budget, of those judged. */
+static inline uint32_t fikit_budget_breaks(const struct fikit_budget *b) { return b->breaks; }
+
+/* A device's controllers, one per budgeted task, by slot: what fikitd and
+ * fikit sim keep, so both decide with the same code. */
+#define FIKIT_BUDGET_SLOTS 64
+struct fikit_budget_set {
+    uint64_t used;    /* bit per slot: a task is there */
+    uint64_t steered; /* bit per slot: it has a budget and a reference */
+    int level[FIKIT_BUDGET_SLOTS];
+    bool beside[FIKIT_BUDGET_SLOTS];
+    struct fikit_budget b[FIKIT_BUDGET_SLOTS];
+    struct fikit_budget_ref ref[FIKIT_BUDGET_SLOTS];
+};
+
+void fikit_budget_set_init(struct fikit_budget_set *set);
+/* The task in slot (below FIKIT_BUDGET_SLOTS) at level: budget 0 or no
+ * reference (NULL or empty) steers nothing for it; beside says whether it
+ * may run beside the levels above (share = beside), which sets how far the
+ * controllers of budgeted tasks above it may climb. */
+void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, bool beside, double budget,
+                          const struct fikit_budget_ref *ref);
+void fikit_budget_set_drop(struct fikit_budget_set *set, int slot);
+/* A burst of launches launches of the task in slot (fikit_budget_note_burst
+ * against its reference for that size); IGNORED for a task not steered for. */
+enum fikit_budget_action fikit_budget_set_burst(struct fikit_budget_set *set, int slot, uint64_t start_ns,
+                                                uint64_t end_ns, uint32_t launches, uint64_t max_queued_ns);
+/* What the task in slot may do: the lowest step of the steered tasks at
+ * levels above it, as knobs for its max_queued_ns and SM share; FREE where
+ * none is above. */
+void fikit_budget_set_knobs(const struct fikit_budget_set *set, int slot, uint64_t max_queued_ns, uint32_t sm_pct,
+                            struct fikit_lower_knobs *out);
+
+#endif

@@ -1,0 +1,287 @@
+/* core/budget: the latency budget's controller, driven by scripted bursts. */
+#include "core/budget.h"
+
+#include <criterion/criterion.h>
+
+#define MS 1000000ull
+#define REF (5 * MS) /* the service's p99 burst alone */
+
+static uint64_t now_ns;
+
+/* One burst of len_ns starting 10 ms after the previous one ended. */
+static enum fikit_budget_action burst(struct fikit_budget *b, uint64_t len_ns)
+{
+    now_ns += 10 * MS;
+    uint64_t start = now_ns;
+    now_ns += len_ns;
+    return fikit_budget_note_burst(b, start, now_ns, REF, 100000);
+}
+
+/* A plant: the service's burst at the step the lower task is allowed, a
+ * fraction `bad` of bursts (every 1/bad-th) slowed by `slow`, others at
+ * 0.8 REF (well inside any budget). */
+struct plant {
+    int breaks_from;   /* steps at or above this slow one burst in `every` */
+    uint64_t every;
+    double slow;
+    uint64_t n;
+};
+
+static uint64_t plant_len(struct plant *p, int step)
+{
+    p->n++;
+    if (step >= p->breaks_from && p->n % p->every == 0)
+        return (uint64_t)(REF * p->slow);
+    return REF * 8 / 10;
+}
+
+Test(budget, ladder_runs_from_wait_to_beside)
+{
+    struct fikit_lower_knobs k;
+    fikit_budget_step_knobs(0, 100000, 70, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_WAIT);
+    fikit_budget_step_knobs(1, 100000, 70, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_GAPS);
+    cr_assert_eq(k.inflight_ns, 0, "step 1: only the room a gap is near certain to leave");
+    uint64_t last = 0;
+    for (int s = 2; s <= FIKIT_BUDGET_GAPS_TOP; s++) {
+        fikit_budget_step_knobs(s, 100000, 70, &k);
+        cr_assert_eq(k.mode, FIKIT_LOWER_GAPS, "step %d", s);
+        cr_assert_gt(k.inflight_ns, last, "each step lets more be queued");
+        last = k.inflight_ns;
+    }
+    fikit_budget_step_knobs(4, 100000, 70, &k);
+    cr_assert_eq(k.inflight_ns, 100000, "step 4 is what max_queued_us alone gives");
+    uint32_t sm = 0;
+    for (int s = FIKIT_BUDGET_GAPS_TOP + 1; s <= FIKIT_BUDGET_TOP; s++) {
+        fikit_budget_step_knobs(s, 100000, 70, &k);
+        cr_assert_eq(k.mode, FIKIT_LOWER_BESIDE, "step %d", s);
+        cr_assert_geq(k.sm_pct, sm);
+        cr_assert_leq(k.sm_pct, 70, "never above the configured share");
+        sm = k.sm_pct;
+    }
+    cr_assert_eq(sm, 70, "the top step has the configured share");
+    cr_assert_eq(k.inflight_ns, 8 * MS);
+    fikit_budget_step_knobs(99, 100000, 0, &k);
+    cr_assert_eq(k.sm_pct, 100, "clamped to the top, the whole device when none is configured");
+    cr_assert_eq(fikit_budget_top_step(false), FIKIT_BUDGET_GAPS_TOP);
+}
+
+Test(budget, without_a_reference_it_does_nothing)
+{
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    int start = b.step;
+    for (int i = 0; i < 1000; i++) {
+        now_ns += 10 * MS;
+        cr_assert_eq(fikit_budget_note_burst(&b, now_ns, now_ns + 50 * REF, 0, 100000), FIKIT_BUDGET_IGNORED);
+    }
+    cr_assert_eq(b.step, start);
+    cr_assert_eq(b.bursts, 0);
+}
+
+Test(budget, the_reference_is_the_p99_alone_of_each_burst_size)
+{
+    /* 200 bursts of 10 launches from 1 to 2 ms, 50 of 300 launches at
+     * 20 ms and one of 30 at 5 ms (6 of 7 sizes too rare to judge). */
+    uint32_t launches[251];
+    uint64_t len[251];
+    for (int i = 0; i < 200; i++)
+        launches[i] = 10, len[i] = MS + (uint64_t)i * MS / 199;
+    for (int i = 200; i < 250; i++)
+        launches[i] = 300, len[i] = 20 * MS;
+    launches[250] = 30, len[250] = 5 * MS;
+    struct fikit_budget_ref ref;
+    fikit_budget_ref_build(&ref, launches, len, 251);
+    cr_assert_eq(ref.n, 2);
+    cr_assert_eq(ref.launches[0], 10);
+    cr_assert_eq(ref.launches[1], 300);
+    cr_assert_eq(fikit_budget_ref_find(&ref, 10), MS + 197 * MS / 199, "the 198th of 200");
+    cr_assert_eq(fikit_budget_ref_find(&ref, 300), 20 * MS);
+    cr_assert_eq(fikit_budget_ref_find(&ref, 30), 0, "seen once: not judged");
+    cr_assert_eq(fikit_budget_ref_find(&ref, 11), 0);
+}
+
+Test(budget, a_breach_cuts_fast_and_only_once_per_settling)
+{
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    cr_assert_eq(b.step, FIKIT_BUDGET_TOP, "a beside task starts as configured");
+    cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_KEEP, "one break in the window is the p99's own");
+    cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_CUT, "a second one cuts");
+    cr_assert_eq(b.step, FIKIT_BUDGET_TOP / 2, "by half");
+    /* A burst that started before the old step's queue (8 ms) drained is
+     * not held against the new step. */
+    uint64_t start = now_ns + MS;
+    now_ns = start + REF * 3;
+    cr_assert_eq(fikit_budget_note_burst(&b, start, now_ns, REF, 100000), FIKIT_BUDGET_IGNORED);
+    cr_assert_eq(b.step, FIKIT_BUDGET_TOP / 2);
+    /* Breaking on at the new step: down to waiting in a few bursts. */
+    int cuts = 0;
+    for (int i = 0; i < 20 && b.step > 0; i++)
+        cuts += burst(&b, REF * 2) == FIKIT_BUDGET_CUT;
+    cr_assert_eq(b.step, 0);
+    cr_assert_leq(cuts, 4, "halving: log2 of the ladder");
+}
+
+Test(budget, recovery_climbs_one_step_per_window_well_inside)
+{
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    burst(&b, REF * 2);
+    burst(&b, REF * 2);
+    int after_cut = b.step;
+    /* Well inside: one step per FIKIT_BUDGET_GROW bursts, doubled into the
+     * step it was cut from. */
+    uint64_t bursts = 0;
+    while (b.step < FIKIT_BUDGET_TOP && bursts < 100000) {
+        burst(&b, REF * 8 / 10);
+        bursts++;
+    }
+    cr_assert_eq(b.step, FIKIT_BUDGET_TOP);
+    uint64_t steps = FIKIT_BUDGET_TOP - after_cut;
+    cr_assert_geq(bursts, steps * FIKIT_BUDGET_GROW + FIKIT_BUDGET_GROW, "slow: the cut step costs twice");
+    cr_assert_leq(bursts, steps * FIKIT_BUDGET_GROW + FIKIT_BUDGET_GROW + steps,
+                  "and no slower (a burst lost to settling per step at most)");
+}
+
+Test(budget, near_the_budget_holds_the_step)
+{
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_GAPS_TOP);
+    int start = b.step;
+    /* Within the budget but near it (1.08 > 1.05), now and then: it stays. */
+    for (int i = 0; i < 20 * FIKIT_BUDGET_GROW; i++)
+        cr_assert_neq(burst(&b, i % 50 == 0 ? REF * 108 / 100 : REF / 2), FIKIT_BUDGET_CLIMB);
+    cr_assert_eq(b.step, start, "near the budget holds the step (hysteresis)");
+    cr_assert_eq(b.cuts, 0);
+    /* Rarer than the p99 (1 in 200): it climbs. */
+    for (int i = 0; i < 4 * FIKIT_BUDGET_GROW; i++)
+        burst(&b, i % 200 == 0 ? REF * 108 / 100 : REF / 2);
+    cr_assert_gt(b.step, start);
+}
+
+Test(budget, oscillation_is_bounded_by_the_backoff)
+{
+    /* Steps 8 and up break the budget in 1 burst of 50 (2 %), below they
+     * never do: the controller must settle under 8 and try 8 ever more
+     * rarely. */
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    struct plant p = {.breaks_from = 8, .every = 50, .slow = 1.5};
+    uint64_t n = 200000, at_or_above = 0, at[FIKIT_BUDGET_STEPS] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        at_or_above += b.step >= 8;
+        at[b.step]++;
+        burst(&b, plant_len(&p, b.step));
+    }
+    int most = 0;
+    for (int s = 0; s < FIKIT_BUDGET_STEPS; s++)
+        if (at[s] > at[most])
+            most = s;
+    /* Each return to 8 costs a cut; with the backoff capped at 64 windows of
+     * FIKIT_BUDGET_GROW, at most n / (GROW << 6) returns after the first
+     * few, each found in about 100 bursts (2 breaks at 2 %). */
+    uint64_t bound = n / ((uint64_t)FIKIT_BUDGET_GROW << FIKIT_BUDGET_BACKOFF_MAX) + FIKIT_BUDGET_BACKOFF_MAX + 3;
+    cr_assert_leq(b.cuts, bound, "%llu cuts, bound %llu", (unsigned long long)b.cuts, (unsigned long long)bound);
+    cr_assert_lt(at_or_above, n / 20, "the breaking steps are a small part of the time (%llu)",
+                 (unsigned long long)at_or_above);
+    cr_assert_eq(most, 7, "it spends most bursts on the highest step that keeps the budget");
+    cr_assert_gt(at[7], n * 3 / 4);
+}
+
+Test(budget, a_budget_the_device_cannot_give_leaves_the_job_waiting)
+{
+    /* Every burst breaks the budget whatever the lower task does (the
+     * substrate's own cost): the controller goes to step 0, says so, and
+     * goes no further. */
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_GAPS_TOP);
+    cr_assert_eq(b.step, 4, "a gaps task starts at max_queued_us");
+    for (int i = 0; i < 2000; i++)
+        burst(&b, REF * 13 / 10);
+    cr_assert_eq(b.step, 0);
+    cr_assert(b.unmeetable);
+    cr_assert_eq(b.climbs, 0);
+    /* The device frees up: it climbs again and the flag goes. */
+    for (int i = 0; i < 20 * FIKIT_BUDGET_GROW && b.step < 1; i++)
+        burst(&b, REF / 2);
+    cr_assert_eq(b.step, 1);
+    cr_assert_not(b.unmeetable);
+}
+
+Test(budget, a_gaps_task_never_climbs_to_beside)
+{
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.25, fikit_budget_top_step(false));
+    for (int i = 0; i < 100000; i++)
+        burst(&b, REF / 2);
+    cr_assert_eq(b.step, FIKIT_BUDGET_GAPS_TOP);
+    cr_assert_eq(b.cuts, 0);
+}
+
+Test(budget, the_budget_is_judged_against_its_own_value)
+{
+    /* 1.2x alone breaks 1.10 and keeps 1.25. */
+    struct fikit_budget tight, loose;
+    fikit_budget_init(&tight, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&loose, 1.25, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < 10; i++) {
+        burst(&tight, REF * 12 / 10);
+        burst(&loose, REF * 12 / 10);
+    }
+    cr_assert_lt(tight.step, FIKIT_BUDGET_TOP);
+    cr_assert_eq(loose.step, FIKIT_BUDGET_TOP);
+    cr_assert_eq(loose.last_slowdown_ppm, 1200000);
+    cr_assert_eq(loose.broken, 0);
+    cr_assert_eq(tight.broken, 10);
+}
+
+Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
+{
+    struct fikit_budget_set set;
+    fikit_budget_set_init(&set);
+    struct fikit_lower_knobs k;
+    struct fikit_budget_ref ref = {.n = 1, .launches = {20}, .p99_ns = {REF}};
+    fikit_budget_set_add(&set, 0, 0, false, 1.10, &ref); /* the service: bursts of 20 launches */
+    fikit_budget_set_add(&set, 1, 9, false, 0, NULL);   /* a job sharing gaps */
+    fikit_budget_set_knobs(&set, 1, 100000, 0, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_GAPS);
+    cr_assert_eq(k.inflight_ns, 100000, "as configured to start");
+    cr_assert_eq(set.b[0].top, FIKIT_BUDGET_GAPS_TOP, "nothing below runs beside");
+    fikit_budget_set_knobs(&set, 0, 100000, 0, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_FREE, "nothing budgeted above the service");
+
+    /* A beside job registers: the service's controller may climb to beside. */
+    fikit_budget_set_add(&set, 2, 9, true, 0, NULL);
+    cr_assert_eq(set.b[0].top, FIKIT_BUDGET_TOP);
+    fikit_budget_set_knobs(&set, 2, 100000, 70, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_BESIDE);
+    cr_assert_eq(k.sm_pct, 70);
+    fikit_budget_set_knobs(&set, 1, 100000, 0, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_GAPS, "a gaps task never goes beside");
+    cr_assert_eq(k.inflight_ns, 400000, "at the gaps' top");
+
+    /* The service breaks its budget: both lower tasks are cut. */
+    uint64_t t = 0;
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000), FIKIT_BUDGET_IGNORED,
+                     "a size never seen alone");
+        fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 20, 100000);
+        t += 10 * MS + 2 * REF;
+    }
+    fikit_budget_set_knobs(&set, 2, 100000, 70, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_GAPS);
+    cr_assert_eq(k.inflight_ns, 400000);
+
+    /* A level-5 task with a budget of its own, never measured: nothing. */
+    fikit_budget_set_add(&set, 3, 5, false, 1.5, NULL);
+    cr_assert_eq(fikit_budget_set_burst(&set, 3, t, t + REF, 20, 100000), FIKIT_BUDGET_IGNORED);
+    fikit_budget_set_knobs(&set, 3, 100000, 0, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_GAPS, "steered by the service above it");
+
+    /* The service leaves: its lower tasks are free. */
+    fikit_budget_set_drop(&set, 0);
+    fikit_budget_set_knobs(&set, 2, 100000, 70, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_FREE);
+}
