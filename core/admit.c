@@ -113,9 +113,12 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
 
     if (mode == FIKIT_LOWER_WAIT) {
         /* The budget above leaves it nothing while that level is active:
-         * its pauses and idle still let it go (above). */
-        out->kind = FIKIT_ADMIT_RECHECK;
-        out->until_ns = now + FIKIT_BESIDE_RECHECK_NS;
+         * its pauses and idle still let it go (above). A gaps task is held
+         * at fikitd, whose fits skip it (fikit_sched_set_knobs) but whose
+         * max_wait_ms still bounds the wait; a beside task, never held,
+         * looks again. */
+        out->kind = v->beside ? FIKIT_ADMIT_RECHECK : FIKIT_ADMIT_HOLD;
+        out->until_ns = v->beside ? now + FIKIT_BESIDE_RECHECK_NS : 0;
         return;
     }
     if (beside && mode == FIKIT_LOWER_BESIDE && v->own_busy_until_ns > now + queue_bound) {

@@ -310,8 +310,12 @@ Test(admit, a_budget_that_leaves_nothing_waits_but_pauses_and_idle_stay)
 {
     setup(0, 50 * US, 300 * US);
     fikit_budget_step_knobs(0, 100 * US, 0, &V.knobs);
-    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_RECHECK, "a gap it would fit: it waits");
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_HOLD,
+                 "a gap it would fit: held at fikitd (which fits it nowhere, but max_wait_ms binds)");
+    V.beside = true;
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_RECHECK, "a beside task is never held: it looks again");
     cr_assert_eq(A.until_ns, 50 * US + FIKIT_BESIDE_RECHECK_NS);
+    V.beside = false;
     T[0].idle_after_ns = 0;
     cr_assert_eq(admit(50 * MS, 100 * US), FIKIT_ADMIT_GO, "the level above went idle");
 }

@@ -755,3 +755,38 @@ Test(sched, strict_overdue_kernels_go_one_after_another)
     cr_assert_eq(decide(13 * MS), 1);
     cr_assert_eq(G[0].reason, FIKIT_GRANT_OVERDUE);
 }
+
+/* The latency budget's knobs (core/budget.h): fitting grants keep to the
+ * lower task's step; free grants do not change. */
+Test(sched, the_budgets_knobs_bind_fitting_grants)
+{
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
+    struct fikit_lower_knobs k;
+    fikit_budget_step_knobs(0, 100 * US, 0, &k); /* wait */
+    fikit_sched_set_knobs(&S, 2, &k);
+    launch(1, 0, 50 * US, 300 * US);
+    hold(2, 1, 1, 100 * US, 10 * US);
+    cr_assert_eq(decide(50 * US), 0, "waiting: no fit in the service's gap");
+    fikit_budget_step_knobs(4, 100 * US, 0, &k); /* gaps, max_queued_us */
+    fikit_sched_set_knobs(&S, 2, &k);
+    cr_assert_eq(decide(50 * US), 1, "as configured: the 300 us gap takes it");
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FIT);
+
+    /* Step 1: only the room the gap is near certain to leave (a fixed gap:
+     * all of it), whatever is queued. */
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
+    fikit_budget_step_knobs(1, 100 * US, 0, &k);
+    fikit_sched_set_knobs(&S, 2, &k);
+    launch(1, 0, 50 * US, 300 * US);
+    hold(2, 1, 1, 100 * US, 10 * US);
+    cr_assert_eq(decide(50 * US), 1);
+
+    /* Idle above: free, whatever the knobs. */
+    serve_and_batch(FIKIT_POLICY_FILL, 9);
+    fikit_budget_step_knobs(0, 100 * US, 0, &k);
+    fikit_sched_set_knobs(&S, 2, &k);
+    launch(1, 0, 50 * US, 300 * US);
+    hold(2, 1, 1, 100 * US, 10 * US);
+    cr_assert_eq(decide(50 * MS), 1);
+    cr_assert_eq(G[0].reason, FIKIT_GRANT_FREE);
+}
