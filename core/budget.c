@@ -4,12 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *fikit_lower_mode_name(enum fikit_lower_mode m)
-{
-    static const char *const names[] = {"free", "wait", "gaps", "beside"};
-    return (unsigned)m < 4 ? names[m] : "?";
-}
-
 void fikit_budget_step_knobs(int step, uint64_t max_queued_ns, uint32_t sm_pct, struct fikit_lower_knobs *out)
 {
     /* The queue bound of the gap steps, in quarters of max_queued_us; of the
@@ -45,61 +39,75 @@ void fikit_budget_step_knobs(int step, uint64_t max_queued_ns, uint32_t sm_pct, 
         out->sm_pct = 1;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* One burst alone, and a size of burst with what it is judged by. */
+struct burst {
+    uint32_t launches;
+    uint64_t len_ns;
+};
+struct size_ref {
+    uint32_t launches;
+    size_t count;
+    uint64_t p99_ns;
+};
+
+static int by_size_then_length(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    const struct burst *x = a, *y = b;
+    if (x->launches != y->launches)
+        return x->launches < y->launches ? -1 : 1;
+    return x->len_ns < y->len_ns ? -1 : x->len_ns > y->len_ns;
+}
+
+static int by_count_descending(const void *a, const void *b)
+{
+    const struct size_ref *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->launches < y->launches ? -1 : x->launches > y->launches;
+}
+
+static int by_launches(const void *a, const void *b)
+{
+    const struct size_ref *x = a, *y = b;
+    return x->launches < y->launches ? -1 : x->launches > y->launches;
 }
 
 void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launches, const uint64_t *len_ns, size_t n)
 {
     memset(ref, 0, sizeof *ref);
-    /* Sizes by frequency: a pass per size taken, as few sizes are kept. */
-    uint64_t *lens = malloc((n ? n : 1) * sizeof *lens);
-    if (!lens)
+    struct burst *bursts = malloc((n ? n : 1) * sizeof *bursts);
+    struct size_ref *sizes = malloc((n ? n : 1) * sizeof *sizes);
+    if (!bursts || !sizes) {
+        free(bursts);
+        free(sizes);
         return;
-    uint32_t taken[FIKIT_BUDGET_REF_SIZES];
-    size_t ntaken = 0;
-    while (ntaken < FIKIT_BUDGET_REF_SIZES) {
-        /* the most frequent size not yet taken */
-        uint32_t best = 0;
-        size_t best_n = 0;
-        for (size_t i = 0; i < n; i++) {
-            bool seen = false;
-            for (size_t k = 0; k < ntaken && !seen; k++)
-                seen = taken[k] == launches[i];
-            if (seen || launches[i] == best)
-                continue;
-            size_t c = 0;
-            for (size_t j = 0; j < n; j++)
-                c += launches[j] == launches[i];
-            if (c > best_n) {
-                best = launches[i];
-                best_n = c;
-            }
-        }
-        if (best_n < FIKIT_BUDGET_REF_MIN)
-            break;
-        taken[ntaken++] = best;
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (launches[i] == best)
-                lens[m++] = len_ns[i];
-        qsort(lens, m, sizeof *lens, cmp_u64);
-        /* The nearest rank of the 99th percentile. */
-        size_t at = (size_t)ceil(0.99 * (double)m - 1e-9);
-        uint64_t p99 = lens[(at ? at : 1) - 1];
-        size_t k = ref->n;
-        while (k > 0 && ref->launches[k - 1] > best) {
-            ref->launches[k] = ref->launches[k - 1];
-            ref->p99_ns[k] = ref->p99_ns[k - 1];
-            k--;
-        }
-        ref->launches[k] = best;
-        ref->p99_ns[k] = p99;
-        ref->n++;
     }
-    free(lens);
+    for (size_t i = 0; i < n; i++)
+        bursts[i] = (struct burst){launches[i], len_ns[i]};
+    /* Each size's bursts in a run, shortest first: its p99 at the nearest rank. */
+    qsort(bursts, n, sizeof *bursts, by_size_then_length);
+    size_t nsizes = 0;
+    for (size_t a = 0, b; a < n; a = b) {
+        for (b = a; b < n && bursts[b].launches == bursts[a].launches; b++)
+            ;
+        size_t m = b - a;
+        if (m < FIKIT_BUDGET_REF_MIN)
+            continue;
+        size_t rank = (size_t)ceil(0.99 * (double)m - 1e-9);
+        sizes[nsizes++] = (struct size_ref){bursts[a].launches, m, bursts[a + (rank ? rank : 1) - 1].len_ns};
+    }
+    /* The most frequent sizes that fit, by launch count for the lookup. */
+    qsort(sizes, nsizes, sizeof *sizes, by_count_descending);
+    if (nsizes > FIKIT_BUDGET_REF_SIZES)
+        nsizes = FIKIT_BUDGET_REF_SIZES;
+    qsort(sizes, nsizes, sizeof *sizes, by_launches);
+    for (size_t k = 0; k < nsizes; k++) {
+        ref->launches[k] = sizes[k].launches;
+        ref->p99_ns[k] = sizes[k].p99_ns;
+    }
+    ref->n = (uint32_t)nsizes;
+    free(bursts);
+    free(sizes);
 }
 
 uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches)
@@ -171,7 +179,6 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     uint64_t len = end_ns - start_ns;
     double ratio = (double)len / (double)ref_ns;
     b->bursts++;
-    b->last_burst_ns = len;
     b->last_slowdown_ppm = ratio * 1e6 > 4e9 ? 4000000000u : (uint32_t)(ratio * 1e6);
     double budget = b->budget_ppm / 1e6;
     bool broke = ratio > budget;
@@ -217,28 +224,31 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
 
 void fikit_budget_set_init(struct fikit_budget_set *set) { memset(set, 0, sizeof *set); }
 
-/* A steered task's controller may climb as far as the tasks below it can
- * take: beside if any of them shares so. */
+/* Whether a task below level may run beside it: how far the controller of
+ * a budgeted task at level may climb. */
+static bool beside_below(const struct fikit_budget_set *set, int level)
+{
+    for (uint64_t u = set->used; u; u &= u - 1) {
+        int l = __builtin_ctzll(u);
+        if (set->level[l] > level && set->beside[l])
+            return true;
+    }
+    return false;
+}
+
+/* After a task came or left: each controller as configured for what is
+ * below it now (a task beside that came starts where beside starts; one
+ * that left takes the gaps' top). */
 static void retop(struct fikit_budget_set *set)
 {
     for (uint64_t m = set->steered; m; m &= m - 1) {
         int s = __builtin_ctzll(m);
-        bool beside = false;
-        for (uint64_t u = set->used; u; u &= u - 1) {
-            int l = __builtin_ctzll(u);
-            if (set->level[l] > set->level[s] && set->beside[l])
-                beside = true;
-        }
         struct fikit_budget *b = &set->b[s];
-        int top = fikit_budget_top_step(beside);
-        if (top == b->top)
+        bool beside = beside_below(set, set->level[s]);
+        if (fikit_budget_top_step(beside) == b->top)
             continue;
-        b->top = top;
-        /* As configured for what is below now: a task beside that came
-         * starts where beside starts; one that left takes the gaps' top. */
+        b->top = fikit_budget_top_step(beside);
         b->step = fikit_budget_start_step(beside);
-        if (b->step > top)
-            b->step = top;
     }
 }
 
@@ -256,8 +266,7 @@ void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, boo
     memset(&set->ref[slot], 0, sizeof set->ref[slot]);
     if (budget > 0 && ref && ref->n) {
         set->ref[slot] = *ref;
-        fikit_budget_init(&set->b[slot], budget, FIKIT_BUDGET_GAPS_TOP);
-        set->b[slot].top = -1; /* retop sets it */
+        fikit_budget_init(&set->b[slot], budget, fikit_budget_top_step(beside_below(set, level)));
         set->steered |= bit;
     }
     retop(set);

@@ -4,8 +4,7 @@
  * tail bursts of its size had alone and sets what the tasks below it may do while it is
  * active: run beside it or only in its gaps or wait, how much of their work
  * may be queued ahead, and their share of the SMs. Pure, with time as an
- * argument: fikitd runs it on the bursts its clients report and fikit sim
- * runs the same code on its modelled bursts (docs/DESIGN.md "The budget").
+ * argument (docs/DESIGN.md "The budget").
  *
  * The knobs form one ladder, from "wait" (step 0) to "beside, 8 ms queued,
  * the configured SM share" (the top); a lower task climbs only as far as
@@ -16,7 +15,9 @@
  * well inside it; each cut out of a step doubles the bursts needed to
  * climb back into it (up to 64 times), which bounds how often it can
  * oscillate. Bursts that started before a change had settled (the old
- * step's queue drained) are not counted for either. */
+ * step's queue drained) are not counted for either. fikit sim runs it
+ * on its modelled bursts; fikitd is to run it on the bursts its clients
+ * report, which they do not yet measure. */
 #ifndef FIKIT_CORE_BUDGET_H
 #define FIKIT_CORE_BUDGET_H
 
@@ -32,8 +33,6 @@ enum fikit_lower_mode {
                            * 0: only where the gap is near certain to last */
     FIKIT_LOWER_BESIDE,   /* beside it (share = beside), inflight_ns queued ahead at most */
 };
-
-const char *fikit_lower_mode_name(enum fikit_lower_mode m);
 
 struct fikit_lower_knobs {
     uint32_t mode;        /* enum fikit_lower_mode */
@@ -69,8 +68,8 @@ static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_B
 #define FIKIT_BUDGET_NEAR_MAX 2
 /* Backoff exponent cap: a step cut out of k times needs GROW << min(k, 6). */
 #define FIKIT_BUDGET_BACKOFF_MAX 6
-/* Settling time after a change when the old step bounded nothing (beside
- * with no queue bound is not on the ladder, but WAIT and FREE are). */
+/* The least settling time after a change: the old step's queue bound, but
+ * at least this (WAIT and the sure-room step bound no queue). */
 #define FIKIT_BUDGET_SETTLE_MIN_NS 1000000ull
 
 /* What a task's bursts took alone, by size: the p99 of the bursts of each
@@ -85,7 +84,8 @@ struct fikit_budget_ref {
 };
 
 /* The reference from n bursts alone (launch count, length): the sizes seen
- * at least FIKIT_BUDGET_REF_MIN times, the most frequent if more than fit. */
+ * at least FIKIT_BUDGET_REF_MIN times, the most frequent if more than fit
+ * (nothing if memory runs out). */
 #define FIKIT_BUDGET_REF_MIN 10
 void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launches, const uint64_t *len_ns, size_t n);
 /* The p99 alone of bursts of launches; 0: none seen. */
@@ -104,10 +104,9 @@ struct fikit_budget {
     uint32_t breaks, near;   /* set bits in broke, came_near */
     uint32_t cuts_from[FIKIT_BUDGET_STEPS];
     bool unmeetable;         /* step 0 broke it: the device cannot give this budget */
-    /* what it saw, for fikit status and the trace */
+    /* what it saw (fikit sim prints cuts and climbs) */
     uint64_t bursts, broken, cuts, climbs;
-    uint64_t last_burst_ns;  /* the last burst's length */
-    uint32_t last_slowdown_ppm; /* that burst against ref_ns */
+    uint32_t last_slowdown_ppm; /* the last burst judged against its reference */
 };
 
 /* A controller for a task with budget (1.0 < budget <= 10), whose lower
@@ -129,9 +128,6 @@ enum fikit_budget_action {
  * settling time of the step it leaves). */
 enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
                                                  uint64_t ref_ns, uint64_t max_queued_ns);
-
-/* The bursts since the last change that break the budget, of those judged. */
-static inline uint32_t fikit_budget_breaks(const struct fikit_budget *b) { return b->breaks; }
 
 /* A device's controllers, one per budgeted task, by slot: what fikitd and
  * fikit sim keep, so both decide with the same code. */

@@ -757,16 +757,24 @@ Test(sched, strict_overdue_kernels_go_one_after_another)
 }
 
 /* The latency budget's knobs (core/budget.h): fitting grants keep to the
- * lower task's step; free grants do not change. */
-Test(sched, the_budgets_knobs_bind_fitting_grants)
+ * lower task's step; free grants do not change. The batch (task 2) at the
+ * budget's step holds a 100 us kernel behind the service's 50 us one, which
+ * a fixed 300 us gap follows. */
+static void held_at_step(int step)
 {
     serve_and_batch(FIKIT_POLICY_FILL, 9);
     struct fikit_lower_knobs k;
-    fikit_budget_step_knobs(0, 100 * US, 0, &k); /* wait */
+    fikit_budget_step_knobs(step, 100 * US, 0, &k);
     fikit_sched_set_knobs(&S, 2, &k);
     launch(1, 0, 50 * US, 300 * US);
     hold(2, 1, 1, 100 * US, 10 * US);
+}
+
+Test(sched, the_budgets_knobs_bind_fitting_grants)
+{
+    held_at_step(0); /* wait */
     cr_assert_eq(decide(50 * US), 0, "waiting: no fit in the service's gap");
+    struct fikit_lower_knobs k;
     fikit_budget_step_knobs(4, 100 * US, 0, &k); /* gaps, max_queued_us */
     fikit_sched_set_knobs(&S, 2, &k);
     cr_assert_eq(decide(50 * US), 1, "as configured: the 300 us gap takes it");
@@ -774,19 +782,11 @@ Test(sched, the_budgets_knobs_bind_fitting_grants)
 
     /* Step 1: only the room the gap is near certain to leave (a fixed gap:
      * all of it), whatever is queued. */
-    serve_and_batch(FIKIT_POLICY_FILL, 9);
-    fikit_budget_step_knobs(1, 100 * US, 0, &k);
-    fikit_sched_set_knobs(&S, 2, &k);
-    launch(1, 0, 50 * US, 300 * US);
-    hold(2, 1, 1, 100 * US, 10 * US);
+    held_at_step(1);
     cr_assert_eq(decide(50 * US), 1);
 
     /* Idle above: free, whatever the knobs. */
-    serve_and_batch(FIKIT_POLICY_FILL, 9);
-    fikit_budget_step_knobs(0, 100 * US, 0, &k);
-    fikit_sched_set_knobs(&S, 2, &k);
-    launch(1, 0, 50 * US, 300 * US);
-    hold(2, 1, 1, 100 * US, 10 * US);
+    held_at_step(0);
     cr_assert_eq(decide(50 * MS), 1);
     cr_assert_eq(G[0].reason, FIKIT_GRANT_FREE);
 }
