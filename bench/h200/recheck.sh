@@ -10,11 +10,13 @@
 # quick: conformance, launch cost and the demo (about 5 minutes); eval: the
 # evaluation's CUDA C pair (about 4 minutes); all (default): both, which can
 # pass a device call's 10-minute limit, so give each its own call there.
+# RECHECK_BASELINE=BUILD puts a build from before the change beside it in the
+# warm launch cost (bench/launch-cost --baseline).
 set -u
 PART=${1:-all}
 case $PART in
   quick|eval|all) ;;
-  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "usage: recheck.sh [quick|eval|all] (--help says more)" >&2; exit 2 ;;
 esac
 cd "$(dirname "$0")/../.."
@@ -31,7 +33,9 @@ timeout 240 tests/conformance/cuda/run-suite --build build --markdown "$OUT/cuda
   --json "$OUT/conf.json" > "$OUT/conformance.log" 2>&1
 tail -16 "$OUT/conformance.log"
 step launch cost, warm and cold
-timeout 150 bench/launch-cost --build build --backend cuda --repeats 5 > "$OUT/launch-warm.txt" 2>&1
+# RECHECK_BASELINE=BUILD: the fikit modes also with that build, in the same rounds.
+timeout 150 bench/launch-cost --build build --backend cuda --repeats 5 \
+  ${RECHECK_BASELINE:+--baseline "$RECHECK_BASELINE"} > "$OUT/launch-warm.txt" 2>&1
 timeout 150 bench/launch-cost --build build --backend cuda --repeats 5 -n 300 --cold-kb 8192 \
   > "$OUT/launch-cold.txt" 2>&1
 step demo on CUDA
