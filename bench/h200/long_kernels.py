@@ -38,8 +38,8 @@ def parse():
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/out"), help="where results go")
     ap.add_argument("--job-ms", type=float, default=50.0, help="the job's kernel, ms (default 50)")
     ap.add_argument("--svc-us", type=float, default=10.0, help="the service's kernel, us (default 10)")
-    ap.add_argument("--svc-points", default="100,2000", help="the service's --work at which its kernel "
-                    "is timed (default 100,2000; small ones for a dry run on the CUDA doubles)")
+    ap.add_argument("--svc-points", default="2000,50000", help="the service's --work at which its kernel "
+                    "is timed (default 2000,50000; small ones for a dry run on the CUDA doubles)")
     ap.add_argument("--job-points", default="2000,20000", help="the job's --work likewise (default 2000,20000)")
     ap.add_argument("--job-kernels", type=int, default=20, help="the job's kernels (default 20)")
     return ap.parse_args()
@@ -97,9 +97,15 @@ def per_job_kernel_s(work):
 
 
 def slope_of(f, points):
+    """Seconds per unit of --work, from the time per kernel at two --work values:
+    far enough apart that the kernel, not the launch and synchronisation around it,
+    makes the difference (on an H100, 100 and 2000 were within the noise)."""
     w1, w2 = (int(w) for w in points.split(","))
     t1, t2 = f(w1), f(w2)
-    return max((t2 - t1) / (w2 - w1), 1e-15), (w1, t1), (w2, t2)
+    if not t2 > 1.5 * t1:
+        sys.exit(f"calibration: {t1*1e6:.1f} us a kernel at --work {w1}, {t2*1e6:.1f} us at {w2}: "
+                 "the kernel does not dominate; give points further apart")
+    return (t2 - t1) / (w2 - w1), (w1, t1), (w2, t2)
 
 
 say("calibrating the service's kernel")
