@@ -1,5 +1,7 @@
 #include "core/budget.h"
 
+#include "core/measure.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,20 @@ static int by_launches(const void *a, const void *b)
     return x->launches < y->launches ? -1 : x->launches > y->launches;
 }
 
+/* The most frequent sizes that fit into ref, by launch count for the lookup. */
+static void keep_sizes(struct fikit_budget_ref *ref, struct size_ref *sizes, size_t nsizes)
+{
+    qsort(sizes, nsizes, sizeof *sizes, by_count_descending);
+    if (nsizes > FIKIT_BUDGET_REF_SIZES)
+        nsizes = FIKIT_BUDGET_REF_SIZES;
+    qsort(sizes, nsizes, sizeof *sizes, by_launches);
+    for (size_t k = 0; k < nsizes; k++) {
+        ref->launches[k] = sizes[k].launches;
+        ref->p99_ns[k] = sizes[k].p99_ns;
+    }
+    ref->n = (uint32_t)nsizes;
+}
+
 void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launches, const uint64_t *len_ns, size_t n)
 {
     memset(ref, 0, sizeof *ref);
@@ -96,17 +112,28 @@ void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launch
         size_t rank = (size_t)ceil(0.99 * (double)m - 1e-9);
         sizes[nsizes++] = (struct size_ref){bursts[a].launches, m, bursts[a + (rank ? rank : 1) - 1].len_ns};
     }
-    /* The most frequent sizes that fit, by launch count for the lookup. */
-    qsort(sizes, nsizes, sizeof *sizes, by_count_descending);
-    if (nsizes > FIKIT_BUDGET_REF_SIZES)
-        nsizes = FIKIT_BUDGET_REF_SIZES;
-    qsort(sizes, nsizes, sizeof *sizes, by_launches);
-    for (size_t k = 0; k < nsizes; k++) {
-        ref->launches[k] = sizes[k].launches;
-        ref->p99_ns[k] = sizes[k].p99_ns;
-    }
-    ref->n = (uint32_t)nsizes;
+    keep_sizes(ref, sizes, nsizes);
     free(bursts);
+    free(sizes);
+}
+
+void fikit_budget_ref_from_store(struct fikit_budget_ref *ref, const struct fikit_measure_store *st)
+{
+    memset(ref, 0, sizeof *ref);
+    size_t n = 0, nsizes = 0;
+    const struct fikit_burst_stats **bs = fikit_measure_sorted_bursts(st, &n);
+    struct size_ref *sizes = malloc((n ? n : 1) * sizeof *sizes);
+    if (!bs || !sizes) {
+        free(bs);
+        free(sizes);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (bs[i]->len.count >= FIKIT_BUDGET_REF_MIN)
+            sizes[nsizes++] = (struct size_ref){bs[i]->launches, bs[i]->len.count,
+                                                fikit_stat_quantile(&bs[i]->len, 0.99)};
+    keep_sizes(ref, sizes, nsizes);
+    free(bs);
     free(sizes);
 }
 

@@ -88,6 +88,10 @@ struct fikit_budget_ref {
  * (nothing if memory runs out). */
 #define FIKIT_BUDGET_REF_MIN 10
 void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launches, const uint64_t *len_ns, size_t n);
+/* The same from a profile's burst records (fikit-launch --measure's),
+ * each size's p99 from its statistic. */
+struct fikit_measure_store;
+void fikit_budget_ref_from_store(struct fikit_budget_ref *ref, const struct fikit_measure_store *st);
 /* The p99 alone of bursts of launches; 0: none seen. */
 uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches);
 

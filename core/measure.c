@@ -10,6 +10,7 @@ int fikit_measure_init(struct fikit_measure_store *st)
         return -ENOMEM;
     fikit_map_init(&st->kernels);
     fikit_map_init(&st->gaps);
+    fikit_map_init(&st->bursts);
     return 0;
 }
 
@@ -29,8 +30,16 @@ void fikit_measure_destroy(struct fikit_measure_store *st)
             free(gs);
         }
     }
+    for (size_t i = 0; i < st->bursts.cap; i++) {
+        struct fikit_burst_stats *bs = st->bursts.slots[i].value;
+        if (bs) {
+            fikit_stat_destroy(&bs->len);
+            free(bs);
+        }
+    }
     fikit_map_destroy(&st->kernels);
     fikit_map_destroy(&st->gaps);
+    fikit_map_destroy(&st->bursts);
     fikit_kernel_table_free(st->names);
     st->names = NULL;
 }
@@ -113,6 +122,41 @@ int fikit_measure_merge_gap(struct fikit_measure_store *st, uint64_t prev, uint6
     return fikit_stat_merge(&gs->gap, s);
 }
 
+static struct fikit_burst_stats *burst_entry(struct fikit_measure_store *st, uint32_t launches)
+{
+    if (!launches)
+        return NULL;
+    struct fikit_burst_stats *bs = fikit_map_get(&st->bursts, launches, 0);
+    if (bs)
+        return bs;
+    bs = malloc(sizeof *bs);
+    if (!bs)
+        return NULL;
+    bs->launches = launches;
+    fikit_stat_init(&bs->len);
+    if (fikit_map_put(&st->bursts, launches, 0, bs)) {
+        free(bs);
+        return NULL;
+    }
+    return bs;
+}
+
+int fikit_measure_add_burst(struct fikit_measure_store *st, uint32_t launches, uint64_t ns)
+{
+    struct fikit_burst_stats *bs = burst_entry(st, launches);
+    if (!bs)
+        return launches ? -ENOMEM : -EINVAL;
+    return fikit_stat_add(&bs->len, ns);
+}
+
+int fikit_measure_merge_burst(struct fikit_measure_store *st, uint32_t launches, const struct fikit_stat *s)
+{
+    struct fikit_burst_stats *bs = burst_entry(st, launches);
+    if (!bs)
+        return launches ? -ENOMEM : -EINVAL;
+    return fikit_stat_merge(&bs->len, s);
+}
+
 const struct fikit_kernel_stats *fikit_measure_kernel(const struct fikit_measure_store *st,
                                                       uint64_t key)
 {
@@ -172,6 +216,12 @@ int fikit_measure_merge(struct fikit_measure_store *into, const struct fikit_mea
         }
     }
     fikit_map_destroy(&bad);
+    for (size_t i = 0; i < from->bursts.cap; i++) {
+        const struct fikit_burst_stats *bs = from->bursts.slots[i].value;
+        int rc = bs ? fikit_measure_merge_burst(into, bs->launches, &bs->len) : 0;
+        if (rc)
+            return rc;
+    }
     return skipped;
 }
 
@@ -190,6 +240,8 @@ size_t fikit_measure_kernel_count(const struct fikit_measure_store *st) { return
 
 size_t fikit_measure_gap_count(const struct fikit_measure_store *st) { return st->gaps.count; }
 
+size_t fikit_measure_burst_count(const struct fikit_measure_store *st) { return st->bursts.count; }
+
 static int cmp_kernel(const void *a, const void *b)
 {
     const struct fikit_kernel_stats *x = *(const struct fikit_kernel_stats *const *)a;
@@ -204,6 +256,13 @@ static int cmp_gap(const void *a, const void *b)
     if (x->prev != y->prev)
         return (x->prev > y->prev) - (x->prev < y->prev);
     return (x->key > y->key) - (x->key < y->key);
+}
+
+static int cmp_burst(const void *a, const void *b)
+{
+    const struct fikit_burst_stats *x = *(const struct fikit_burst_stats *const *)a;
+    const struct fikit_burst_stats *y = *(const struct fikit_burst_stats *const *)b;
+    return (x->launches > y->launches) - (x->launches < y->launches);
 }
 
 static const void **collect(const struct fikit_map *m, size_t *n,
@@ -233,4 +292,9 @@ const struct fikit_gap_stats **fikit_measure_sorted_gaps(const struct fikit_meas
                                                          size_t *n)
 {
     return (const struct fikit_gap_stats **)collect(&st->gaps, n, cmp_gap);
+}
+
+const struct fikit_burst_stats **fikit_measure_sorted_bursts(const struct fikit_measure_store *st, size_t *n)
+{
+    return (const struct fikit_burst_stats **)collect(&st->bursts, n, cmp_burst);
 }

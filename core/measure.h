@@ -1,6 +1,9 @@
 /* Owns: what fikit has measured about one task: per kernel key the duration
  * statistic, per (previous key, key) pair the idle gap that followed the
- * second kernel until the task's next kernel reached the device. Two stores
+ * second kernel until the task's next kernel reached the device, and per
+ * launch count how long the task's bursts of that many launches took alone
+ * (first launch after a wait to the end of the wait that found them done:
+ * what a latency budget is judged against). Two stores
  * merge (a profile loaded from disk plus what a run learned). Not
  * thread-safe: the owner serialises access. */
 #ifndef FIKIT_CORE_MEASURE_H
@@ -24,10 +27,16 @@ struct fikit_gap_stats {
     struct fikit_stat gap;
 };
 
+struct fikit_burst_stats {
+    uint32_t launches;
+    struct fikit_stat len;
+};
+
 struct fikit_measure_store {
     struct fikit_kernel_table *names;
     struct fikit_map kernels; /* (key, 0) -> struct fikit_kernel_stats */
     struct fikit_map gaps;    /* (prev, key) -> struct fikit_gap_stats */
+    struct fikit_map bursts;  /* (launches, 0) -> struct fikit_burst_stats */
 };
 
 int fikit_measure_init(struct fikit_measure_store *st);
@@ -48,6 +57,10 @@ int fikit_measure_merge_duration(struct fikit_measure_store *st, uint64_t key,
 int fikit_measure_merge_gap(struct fikit_measure_store *st, uint64_t prev, uint64_t key,
                             const struct fikit_stat *s);
 
+/* Records one burst of launches launches (at least 1) that took ns. */
+int fikit_measure_add_burst(struct fikit_measure_store *st, uint32_t launches, uint64_t ns);
+int fikit_measure_merge_burst(struct fikit_measure_store *st, uint32_t launches, const struct fikit_stat *s);
+
 const struct fikit_kernel_stats *fikit_measure_kernel(const struct fikit_measure_store *st,
                                                       uint64_t key);
 const struct fikit_kernel_desc *fikit_measure_desc(const struct fikit_measure_store *st,
@@ -64,6 +77,7 @@ int fikit_measure_merge(struct fikit_measure_store *into, const struct fikit_mea
 uint64_t fikit_measure_max_gap(const struct fikit_measure_store *st);
 size_t fikit_measure_kernel_count(const struct fikit_measure_store *st);
 size_t fikit_measure_gap_count(const struct fikit_measure_store *st);
+size_t fikit_measure_burst_count(const struct fikit_measure_store *st);
 
 /* Entries sorted by key (pairs by prev, then key), for stable output. The
  * caller frees the returned array (not the entries). */
@@ -71,5 +85,7 @@ const struct fikit_kernel_stats **fikit_measure_sorted_kernels(const struct fiki
                                                                size_t *n);
 const struct fikit_gap_stats **fikit_measure_sorted_gaps(const struct fikit_measure_store *st,
                                                          size_t *n);
+/* Burst sizes by launch count, ascending. */
+const struct fikit_burst_stats **fikit_measure_sorted_bursts(const struct fikit_measure_store *st, size_t *n);
 
 #endif

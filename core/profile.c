@@ -140,6 +140,8 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
     size_t nk = 0, ng = 0;
     const struct fikit_kernel_stats **ks = fikit_measure_sorted_kernels(st, &nk);
     const struct fikit_gap_stats **gs = fikit_measure_sorted_gaps(st, &ng);
+    size_t nb = 0;
+    const struct fikit_burst_stats **bs = fikit_measure_sorted_bursts(st, &nb);
     fprintf(mem, MAGIC " %d\n", FIKIT_PROFILE_VERSION);
     fprintf(mem, "# fikit profile: kernel durations and inter-kernel gaps of one task on "
                  "one device model.\n# Format: docs/profile-format.md. Written atomically; "
@@ -171,11 +173,21 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
         put_stat(mem, &gs[i]->gap);
         fputc('\n', mem);
     }
+    size_t wb = 0;
+    for (size_t i = 0; bs && i < nb; i++) {
+        if (!bs[i]->len.count)
+            continue;
+        wb++;
+        fprintf(mem, "burst %u", bs[i]->launches);
+        put_stat(mem, &bs[i]->len);
+        fputc('\n', mem);
+    }
     free(ks);
     free(gs);
+    free(bs);
     fflush(mem);
     uint64_t sum = fnv1a(text, text_len);
-    fprintf(mem, "end %zu %zu %016" PRIx64 "\n", wk, wg, sum);
+    fprintf(mem, "end %zu %zu %zu %016" PRIx64 "\n", wk, wg, wb, sum);
     if (fclose(mem) != 0 || !text) {
         free(text);
         return fikit_err_set(err, -ENOMEM, "%s: out of memory", path);
@@ -332,7 +344,8 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
     ssize_t len;
     char *f[MAX_FIELDS];
     int rc = 0, seen_end = 0, have_task = 0, have_model = 0, have_backend = 0;
-    size_t nk = 0, ng = 0;
+    size_t nk = 0, ng = 0, nb = 0;
+    uint64_t version = 0;
     uint64_t sum = 0xcbf29ce484222325ull;
 
     while ((len = getline(&line, &cap, fp)) != -1) {
@@ -366,17 +379,18 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
         if (n == 0) /* only blanks: f[] still points into an older line */
             continue;
         if (L->line == 1) {
-            uint64_t v;
+            uint64_t v = 0;
             if (n != 2 || strcmp(f[0], MAGIC) != 0) {
                 rc = FAIL(L, -EINVAL, "not a fikit profile (expected '" MAGIC " %d')",
                           FIKIT_PROFILE_VERSION);
                 break;
             }
-            if (parse_u64(f[1], 10, &v) || v != FIKIT_PROFILE_VERSION) {
-                rc = FAIL(L, -EPROTO, "profile format version %s; this fikit reads version %d",
+            if (parse_u64(f[1], 10, &v) || v < 1 || v > FIKIT_PROFILE_VERSION) {
+                rc = FAIL(L, -EPROTO, "profile format version %s; this fikit reads versions 1 to %d",
                           f[1], FIKIT_PROFILE_VERSION);
                 break;
             }
+            version = v;
             continue;
         }
         if (strcmp(f[0], "task") == 0 && n == 2) {
@@ -458,18 +472,38 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
             if (rc)
                 break;
             ng++;
-        } else if (strcmp(f[0], "end") == 0 && n == 4) {
-            uint64_t want_k, want_g, want_sum;
-            if (parse_u64(f[1], 10, &want_k) || parse_u64(f[2], 10, &want_g) ||
-                parse_u64(f[3], 16, &want_sum)) {
-                rc = FAIL(L, -EINVAL, "bad end line: expected 'end KERNELS GAPS CHECKSUM'");
+        } else if (strcmp(f[0], "burst") == 0 && n >= 2 && version >= 2) {
+            uint32_t launches;
+            struct fikit_stat s;
+            if (parse_u32(f[1], &launches) || !launches) {
+                rc = FAIL(L, -EINVAL, "bad burst record: expected 'burst LAUNCHES statistic' (LAUNCHES >= 1)");
                 break;
             }
-            if (want_k != nk || want_g != ng) {
+            if (fikit_map_get(&st->bursts, launches, 0)) {
+                rc = FAIL(L, -EINVAL, "burst %s listed twice", f[1]);
+                break;
+            }
+            rc = parse_stat(L, f + 2, n - 2, &s);
+            if (!rc)
+                rc = fikit_measure_merge_burst(st, launches, &s);
+            fikit_stat_destroy(&s);
+            if (rc)
+                break;
+            nb++;
+        } else if (strcmp(f[0], "end") == 0 && n == (version >= 2 ? 5 : 4)) {
+            /* Version 1 has no burst records and no count of them. */
+            uint64_t want_k, want_g, want_b = 0, want_sum;
+            if (parse_u64(f[1], 10, &want_k) || parse_u64(f[2], 10, &want_g) ||
+                (version >= 2 && parse_u64(f[3], 10, &want_b)) || parse_u64(f[n - 1], 16, &want_sum)) {
+                rc = FAIL(L, -EINVAL, "bad end line: expected 'end KERNELS GAPS %sCHECKSUM'",
+                          version >= 2 ? "BURSTS " : "");
+                break;
+            }
+            if (want_k != nk || want_g != ng || want_b != nb) {
                 rc = FAIL(L, -EINVAL,
-                          "truncated or corrupt: end line counts %" PRIu64 " kernels and %" PRIu64
-                          " gaps, the file holds %zu and %zu",
-                          want_k, want_g, nk, ng);
+                          "truncated or corrupt: end line counts %" PRIu64 " kernels, %" PRIu64
+                          " gaps and %" PRIu64 " bursts, the file holds %zu, %zu and %zu",
+                          want_k, want_g, want_b, nk, ng, nb);
                 break;
             }
             if (want_sum != sum) {

@@ -13,7 +13,9 @@
 
 #include <stddef.h>
 
-#define FIKIT_PROFILE_VERSION 1
+/* 2: burst records (the task's bursts alone, by launch count); version 1
+ * files still load. */
+#define FIKIT_PROFILE_VERSION 2
 
 struct fikit_profile_meta {
     char task[128];

@@ -1,5 +1,6 @@
 /* fikit profile show: what fikit measured about a task. */
 #include "conf/config.h"
+#include "core/budget.h"
 #include "core/profile.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -94,9 +95,23 @@ static int show_one(const char *path, int top)
                us(fikit_stat_quantile(s, 0.1)), us(fikit_stat_quantile(s, 0.5)),
                us(fikit_stat_quantile(s, 0.9)), us(s->max));
     }
+    size_t nb;
+    const struct fikit_burst_stats **bs = fikit_measure_sorted_bursts(&st, &nb);
+    printf("\n  bursts alone (fikit-launch --measure), by launches: what a latency_budget is judged against\n");
+    if (!nb)
+        printf("  none recorded: measure the task again to hold a latency_budget for it\n");
+    else
+        printf("  %8s %8s %10s %10s %10s\n", "launches", "count", "p50_us", "p99_us", "max_us");
+    for (size_t i = 0; bs && i < nb; i++) {
+        const struct fikit_stat *s = &bs[i]->len;
+        printf("  %8u %8" PRIu64 " %10.1f %10.1f %10.1f%s\n", bs[i]->launches, s->count,
+               us(fikit_stat_quantile(s, 0.5)), us(fikit_stat_quantile(s, 0.99)), us(s->max),
+               s->count < FIKIT_BUDGET_REF_MIN ? "  (too few to judge)" : "");
+    }
     printf("\n");
     free(ks);
     free(gs);
+    free(bs);
     fikit_measure_destroy(&st);
     return 0;
 }

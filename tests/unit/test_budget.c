@@ -1,5 +1,6 @@
 /* core/budget: the latency budget's controller, driven by scripted bursts. */
 #include "core/budget.h"
+#include "core/measure.h"
 
 #include <criterion/criterion.h>
 
@@ -100,6 +101,38 @@ Test(budget, the_reference_is_the_p99_alone_of_each_burst_size)
     cr_assert_eq(fikit_budget_ref_find(&ref, 300), 20 * MS);
     cr_assert_eq(fikit_budget_ref_find(&ref, 30), 0, "seen once: not judged");
     cr_assert_eq(fikit_budget_ref_find(&ref, 11), 0);
+}
+
+/* A profile's burst records give the same reference, within the accuracy
+ * of their statistics (1 %). */
+Test(budget, the_reference_from_a_profile_is_the_same)
+{
+    enum { N = 3000 };
+    static uint32_t launches[N];
+    static uint64_t len[N];
+    struct fikit_measure_store st;
+    cr_assert_eq(fikit_measure_init(&st), 0);
+    uint64_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        launches[i] = i % 10 == 0 ? 7 : i % 3 == 0 ? 40 : 12;
+        len[i] = launches[i] * 100000ull + (x >> 40) % 200000;
+        cr_assert_eq(fikit_measure_add_burst(&st, launches[i], len[i]), 0);
+    }
+    fikit_measure_add_burst(&st, 99, 1); /* seen once: not judged */
+    struct fikit_budget_ref a, b;
+    fikit_budget_ref_build(&a, launches, len, N);
+    fikit_budget_ref_from_store(&b, &st);
+    cr_assert_eq(a.n, 3);
+    cr_assert_eq(b.n, 3);
+    for (uint32_t k = 0; k < 3; k++) {
+        cr_assert_eq(a.launches[k], b.launches[k]);
+        double r = (double)b.p99_ns[k] / (double)a.p99_ns[k];
+        cr_assert(r > 0.99 && r < 1.01, "size %u: %llu against %llu", a.launches[k],
+                  (unsigned long long)b.p99_ns[k], (unsigned long long)a.p99_ns[k]);
+    }
+    cr_assert_eq(fikit_budget_ref_find(&b, 99), 0);
+    fikit_measure_destroy(&st);
 }
 
 Test(budget, a_breach_cuts_fast_and_only_once_per_settling)

@@ -38,6 +38,10 @@ static void fill(struct fikit_measure_store *st, uint64_t *k1, uint64_t *k2, uin
         fikit_measure_add_gap(st, FIKIT_KEY_NONE, *k1, 0);
         fikit_measure_add_gap(st, *k1, *k2, 3000 + (uint64_t)i * 7);
         fikit_measure_add_gap(st, *k2, *k1, 1000000);
+        /* bursts of two sizes, as a service's requests of two kinds */
+        fikit_measure_add_burst(st, 12, 4000000 + (uint64_t)i * 1000);
+        if (i % 4 == 0)
+            fikit_measure_add_burst(st, 40, 15000000 + (uint64_t)i * 3000);
     }
     fikit_measure_add_duration(st, *k3, 1);
 }
@@ -94,6 +98,17 @@ Test(profile, round_trip_keeps_every_statistic, .init = make_dir, .fini = remove
     cr_assert_eq(g->gap.min, 3000);
     cr_assert_eq(fikit_measure_gap(&back, FIKIT_KEY_NONE, k1)->gap.sketch.zero_count, 100);
     cr_assert_eq(fikit_measure_max_gap(&back), 1000000);
+    cr_assert_eq(fikit_measure_burst_count(&back), 2);
+    size_t nb;
+    const struct fikit_burst_stats **bs = fikit_measure_sorted_bursts(&back, &nb);
+    cr_assert_eq(nb, 2);
+    cr_assert_eq(bs[0]->launches, 12);
+    cr_assert_eq(bs[0]->len.count, 100);
+    cr_assert_eq(bs[0]->len.max, 4099000);
+    cr_assert_eq(bs[1]->launches, 40);
+    cr_assert_eq(bs[1]->len.count, 25);
+    cr_assert_eq(fikit_stat_quantile(&bs[1]->len, 0.99), fikit_stat_quantile(&bs[1]->len, 0.99));
+    free(bs);
 
     /* Saving what was loaded gives the same bytes. */
     char path2[512];
@@ -117,6 +132,11 @@ Test(profile, loading_merges_into_what_was_learned, .init = make_dir, .fini = re
     cr_assert_eq(fikit_profile_load(path, NULL, &learned, &err), 0, "%s", err.msg);
     cr_assert_eq(fikit_measure_kernel(&learned, k1)->duration.count, 200);
     cr_assert_eq(fikit_measure_gap(&learned, k1, k2)->gap.count, 200);
+    size_t nb;
+    const struct fikit_burst_stats **bs = fikit_measure_sorted_bursts(&learned, &nb);
+    cr_assert_eq(nb, 2);
+    cr_assert_eq(bs[0]->len.count, 200, "bursts merge like the other statistics");
+    free(bs);
     fikit_measure_destroy(&st);
     fikit_measure_destroy(&learned);
 }
@@ -183,6 +203,20 @@ static void flip_digit(char *t, size_t *len)
     char *k = strstr(t, "\ngap ");
     k[30] = k[30] == '1' ? '2' : '1'; /* inside a key: still well formed hex */
 }
+static void burst_twice(char *t, size_t *len)
+{
+    /* the first burst line again, after itself */
+    char *b = strstr(t, "\nburst ") + 1;
+    size_t n = (size_t)(strchr(b, '\n') - b) + 1;
+    memmove(b + n, b, *len - (size_t)(b - t) + 1);
+    *len += n;
+}
+static void burst_of_none(char *t, size_t *len)
+{
+    (void)len;
+    char *b = strstr(t, "\nburst 12 ");
+    memcpy(b + 7, "00", 2);
+}
 static void other_version(char *t, size_t *len)
 {
     (void)len;
@@ -229,12 +263,68 @@ static void blank_line_after_long_comment(char *t, size_t *len)
 REJECTS(rejects_truncated, truncate_half, "truncated")
 REJECTS(rejects_missing_end, drop_end_line, "truncated: no end line")
 REJECTS(rejects_changed_content, flip_digit, ":")
-REJECTS(rejects_other_version, other_version, ":1: profile format version 9; this fikit reads version 1")
+REJECTS(rejects_other_version, other_version, ":1: profile format version 9; this fikit reads versions 1 to 2")
+REJECTS(rejects_a_burst_size_twice, burst_twice, "burst 12 listed twice")
+REJECTS(rejects_a_burst_of_no_launches, burst_of_none, "bad burst record")
 REJECTS(rejects_other_files, not_a_profile, ":1: not a fikit profile")
 REJECTS(rejects_bad_field, bad_field, "bad kernel record")
 REJECTS(rejects_data_after_end, append_garbage, "data after the end line")
 REJECTS(rejects_empty, empty, "empty file")
 REJECTS(blank_line_after_long_line_is_only_blank, blank_line_after_long_comment, "checksum mismatch")
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* A profile of version 1 (before burst records: three numbers on its end
+ * line) still loads, with no bursts. */
+Test(profile, version_1_still_loads, .init = make_dir, .fini = remove_dir)
+{
+    struct fikit_measure_store st, out;
+    uint64_t k1, k2, k3;
+    char path[512];
+    save_filled(&st, &k1, &k2, &k3, "old.profile", path, sizeof path);
+    FILE *f = fopen(path, "r");
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    /* What fikit of version 1 wrote: no burst lines, its own end line. */
+    cr_assert(strncmp(text, "fikit-profile 2\n", 16) == 0);
+    text[14] = '1';
+    char *first_burst = strstr(text, "\nburst ") + 1;
+    size_t body = (size_t)(first_burst - text);
+    unsigned long nk, ng;
+    cr_assert_eq(sscanf(strstr(text, "\nend ") + 1, "end %lu %lu", &nk, &ng), 2);
+    snprintf(text + body, sizeof text - body, "end %lu %lu %016llx\n", nk, ng,
+             (unsigned long long)fnv1a(text, body));
+    f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    struct fikit_err err;
+    cr_assert_eq(fikit_measure_init(&out), 0);
+    cr_assert_eq(fikit_profile_load(path, NULL, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(fikit_measure_kernel_count(&out), 3);
+    cr_assert_eq(fikit_measure_burst_count(&out), 0);
+    /* and a burst line in a version 1 file is no record of that version */
+    snprintf(text + body, sizeof text - body, "burst 3 1 5 5 5 0 1 0:1\nend %lu %lu %016llx\n", nk, ng, 0ull);
+    f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    struct fikit_measure_store out2;
+    cr_assert_eq(fikit_measure_init(&out2), 0);
+    cr_assert_lt(fikit_profile_load(path, NULL, &out2, &err), 0);
+    cr_assert(strstr(err.msg, "unknown record 'burst'"), "%s", err.msg);
+    fikit_measure_destroy(&st);
+    fikit_measure_destroy(&out);
+    fikit_measure_destroy(&out2);
+}
 
 Test(profile, missing_file_names_it)
 {
@@ -350,7 +440,7 @@ Test(profile, what_is_written_loads_with_many_kernels, .init = make_dir, .fini =
 Test(profile, check_text_is_the_loader)
 {
     struct fikit_err err;
-    const char *good = "fikit-profile 1\ntask t\ndevice-model m\nbackend cuda\n";
+    const char *good = "fikit-profile 2\ntask t\ndevice-model m\nbackend cuda\n";
     cr_assert_lt(fikit_profile_check_text("x.profile", good, strlen(good), &err), 0,
                  "no end line: rejected");
     cr_assert(strstr(err.msg, "not writing a profile that would not load (x.profile:"), "%s", err.msg);
