@@ -14,13 +14,14 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 7 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
+#define FIKIT_PROTO_VERSION 8 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
                                * events; 4: register says the device computes on the host and
                                * whether the task runs beside; status shows the latter; 5: and
                                * each task's longest wait of a held launch; 6: pause and
                                * overdue grants; 7: the segment split (REGISTER_OK carries the
                                * read-only header, SLOT_FD the commons, the task's slot and
-                               * other tasks' slots, read-only, asked with SLOT) */
+                               * other tasks' slots, read-only, asked with SLOT); 8: status
+                               * shows each task's latency budget and knobs */
 #define FIKIT_MSG_MAX 8192
 #define FIKIT_PROTO_SLOTS 64 /* slots of a device (FIKIT_SHM_SLOTS) */
 
@@ -159,6 +160,18 @@ struct fikit_msg_status_task {
     uint32_t pad;
     uint64_t held_longest_ns;     /* how long its longest-held launch has waited; 0: none held */
     uint64_t held_longest_dur_ns; /* that launch's predicted duration; 0: not measured */
+    /* Its latency budget (docs/DESIGN.md "The budget"): 0: none. */
+    uint32_t budget_ppm;
+    int32_t budget_step;          /* the controller's step; -1: not steered (no budget or no reference) */
+    uint32_t budget_sizes;        /* burst sizes in its reference (measured alone) */
+    uint32_t budget_unmeetable;   /* step 0 broke it */
+    uint32_t burst_slowdown_ppm;  /* its last burst judged, against alone; 0: none yet */
+    uint32_t budget_cuts, budget_climbs;
+    uint32_t pad2;
+    uint64_t bursts, bursts_lost; /* bursts it reported that fikitd read; lost or refused */
+    /* What the budgets above let it do while they are active (enum fikit_lower_mode, 0: as configured). */
+    uint32_t knob_mode, knob_sm_pct;
+    uint64_t knob_inflight_ns;
     char name[64];
 };
 

@@ -22,6 +22,7 @@
 
 #include "core/admit.h"
 #include "core/arbiter.h"
+#include "core/bursts.h"
 #include "core/gap.h"
 #include "core/sched.h"
 #include "core/trace.h"
@@ -36,7 +37,8 @@
  * gaps themselves and pace their queue; 5: trace rings with back-pressure;
  * 6: each task's slowdown against its profile, and beside_max_slowdown */
 /* 7: split into header, commons and one memfd per slot */
-#define FIKIT_SHM_VERSION 8 /* 8: the budget's knobs per slot owner */
+/* 8: the budget's knobs per slot owner */
+#define FIKIT_SHM_VERSION 9 /* 9: each task's bursts and their reference in its slot */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -113,6 +115,8 @@ struct fikit_shm_slot {
                                   * half full rings fikitd's bell, so a burst of launches
                                   * is drained before it overruns the ring */
     struct fikit_trace_event trace[FIKIT_SHM_TRACE];
+    /* The bursts the task measured, for fikitd's budget controller. */
+    _Alignas(64) struct fikit_bursts bursts;
 };
 
 #define FIKIT_SHM_IDLE_LEARNED 1u

@@ -1,4 +1,5 @@
 #include "interpose/client.h"
+#include "interpose/burst.h"
 
 #include "core/clock.h"
 #include "core/log.h"
@@ -325,6 +326,7 @@ static int do_register(struct fikit_client *c, struct fikit_client_device *d,
             break;
         }
     }
+    fikit_burst_publish_ref(d, r);
     if (ok.level != ok.requested_level)
         fikit_warn("task %s asked for priority %d; fikitd allows it %d at most (fikit.ini [limits], "
                    "or a cluster partition's ceiling): running at %d", c->task, ok.requested_level,
@@ -388,6 +390,7 @@ struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *
     d->handle = l->device;
     d->level = c->priority;
     pthread_mutex_init(&d->store_lock, NULL);
+    pthread_mutex_init(&d->burst_lock, NULL);
     d->pred = fikit_predictor_new();
     if (!d->pred || fikit_measure_init(&d->store) ||
         ops->device_identity(l, d->key, sizeof d->key, d->model, sizeof d->model)) {
@@ -543,6 +546,7 @@ static void save_profiles(bool force)
 {
     struct fikit_client *c = &fikit_client;
     int n = atomic_load(&c->ndevs);
+    bool saved[FIKIT_CLIENT_MAX_DEVICES] = {0};
     for (int i = 0; i < n; i++) {
         struct fikit_client_device *d = c->devs[i];
         pthread_mutex_lock(&d->store_lock);
@@ -555,10 +559,15 @@ static void save_profiles(bool force)
                 d->dirty = false;
                 d->saved_ns = fikit_now_ns();
                 fikit_debug("saved %s", d->profile_path);
+                saved[i] = true;
             } else {
                 fikit_warn("%s", err.msg);
             }
         }
         pthread_mutex_unlock(&d->store_lock);
+        /* What it took alone may have grown: fikitd judges by the newest. */
+        struct fikit_registration *r = atomic_load(&d->reg);
+        if (saved[i] && r)
+            fikit_burst_publish_ref(d, r);
     }
 }

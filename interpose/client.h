@@ -53,6 +53,11 @@ struct fikit_client_device {
     struct fikit_predictor *pred;
     _Atomic uint64_t idle_after_ns;           /* learned longest gap */
     int level;                                /* configured (or allowed) priority */
+    _Atomic uint64_t burst_start_ns;          /* the open burst's first launch; 0: none (burst.h) */
+
+    _Atomic uint64_t burst_seq;               /* its launch number */
+    _Atomic bool burst_alone;                 /* the task was alone on the device at its start */
+    pthread_mutex_t burst_lock;               /* writers of the slot's bursts */
 
     char key[128];
     char model[128];

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/sched.h"
 #include "interpose/fault.h"
+#include "interpose/burst.h"
 #include "interpose/learn.h"
 #include "interpose/ptrmap.h"
 
@@ -387,6 +388,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
     g->key = fikit_kernel_key_from_hash(name_hash, l->grid, l->block, l->shmem);
     g->prev = atomic_exchange_explicit(&c->last_key, g->key, memory_order_relaxed);
     g->seq = atomic_fetch_add_explicit(&c->launch_seq, 1, memory_order_relaxed);
+    fikit_burst_launched(d, g->seq);
     uint64_t dur = fikit_predict_duration(d->pred, g->key);
 
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);

@@ -1,5 +1,6 @@
 /* fikit status: what fikitd is doing now. */
 #include "conf/config.h"
+#include "core/budget.h"
 #include "core/proto.h"
 #include "core/sched.h"
 #include "tools/commands.h"
@@ -45,6 +46,12 @@ static void usage(FILE *f)
                "                    profile (- when unknown); share = beside tasks below it\n"
                "                    watch this\n"
                "\n"
+               "Under a task with a latency_budget, a line says how fikitd holds it: the\n"
+               "controller's step (0 = the tasks below wait while it is active, up to 12 =\n"
+               "beside with 8 ms queued), its last burst against what bursts of that size took\n"
+               "alone, bursts read, cuts and climbs. Under a task below one, a line says what\n"
+               "the budget lets it do now.\n"
+               "\n"
                "Options:\n"
                "  -c, --config FILE   read the socket path from this fikit.ini\n"
                "  -s, --socket PATH   talk to the fikitd listening on PATH\n"
@@ -80,6 +87,44 @@ int fikit_tool_connect(const char *cmd, const char *config, const char *socket_p
         return -1;
     }
     return fd;
+}
+
+/* Under a task's row: its latency budget as fikitd holds it, and what the
+ * budgets above let it do (docs/DESIGN.md "The budget"). */
+static void budget_lines(const struct fikit_msg_status_task *t)
+{
+    if (t->budget_ppm) {
+        printf("       budget %.2fx alone: ", t->budget_ppm / 1e6);
+        if (t->budget_step < 0)
+            printf("not held yet: no burst size was measured alone 10 times; run the task alone under "
+                   "fikit first (%llu bursts read)\n", (unsigned long long)t->bursts);
+        else
+            printf("step %d%s, last burst %.2fx alone, %llu bursts (%llu lost), %u cuts, %u climbs, "
+                   "%u sizes measured alone\n", t->budget_step, t->budget_unmeetable ? " (unmeetable)" : "",
+                   t->burst_slowdown_ppm / 1e6, (unsigned long long)t->bursts,
+                   (unsigned long long)t->bursts_lost, t->budget_cuts, t->budget_climbs, t->budget_sizes);
+    }
+    char share[48] = "";
+    if (t->knob_sm_pct)
+        snprintf(share, sizeof share, ", %u%% of the SMs", t->knob_sm_pct);
+    switch (t->knob_mode) {
+    case FIKIT_LOWER_WAIT:
+        printf("       a budget above holds it: it waits while that level is active\n");
+        break;
+    case FIKIT_LOWER_GAPS:
+        if (t->knob_inflight_ns)
+            printf("       a budget above holds it: gaps only, %.0f us queued ahead at most\n",
+                   t->knob_inflight_ns / 1e3);
+        else
+            printf("       a budget above holds it: gaps only, where a gap is near certain to last\n");
+        break;
+    case FIKIT_LOWER_BESIDE:
+        printf("       a budget above holds it: beside, %.0f us queued ahead at most%s\n",
+               t->knob_inflight_ns / 1e3, share);
+        break;
+    default:
+        break;
+    }
 }
 
 int fikit_cmd_status(int argc, char **argv)
@@ -166,6 +211,7 @@ int fikit_cmd_status(int argc, char **argv)
                    (unsigned long long)t->holds, (unsigned long long)t->grants,
                    (unsigned long long)t->fills, (unsigned long long)t->paces,
                    (unsigned long long)t->held_now, wait, kern, t->idle_after_ns / 1e6, slow);
+            budget_lines(t);
         } else if (type == FIKIT_MSG_ERROR) {
             const struct fikit_msg_error *e = fikit_proto_payload(buf);
             fprintf(stderr, "fikit status: %s\n", e->text);

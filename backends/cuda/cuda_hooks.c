@@ -5,6 +5,7 @@
  * libcudart, and with it cuBLAS, cuDNN and PyTorch, reach the driver. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include "backends/cuda/cuda_backend.h"
+#include "interpose/burst.h"
 #include "interpose/hooks.h"
 #include "interpose/launch.h"
 
@@ -25,6 +26,7 @@ enum {
     H_MODULE_UNLOAD, H_LIBRARY_UNLOAD,
     H_CAP_V1, H_CAP_V1_PTSZ, H_CAP_V2, H_CAP_V2_PTSZ, H_CAP_GRAPH, H_CAP_GRAPH_PTSZ,
     H_CAP_END, H_CAP_END_PTSZ,
+    H_SYNC_STREAM, H_SYNC_STREAM_PTSZ, H_SYNC_CTX, H_SYNC_EVENT, H_DTOH, H_DTOH_PTDS,
     H_COUNT
 };
 
@@ -61,6 +63,12 @@ EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream, CUgraph, cons
                                                          CUstreamCaptureMode);
 EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream, CUgraph *);
 EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream, CUgraph *);
+EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream);
+EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream);
+EXPORT CUresult CUDAAPI cuCtxSynchronize(void);
+EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent);
+EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *, CUdeviceptr, size_t);
 
 #define HOOK(name, fn) {name, (void *)(fn), NULL, libcuda}
 
@@ -86,6 +94,12 @@ static struct fikit_hook hooks[H_COUNT + 1] = {
     [H_CAP_GRAPH_PTSZ] = HOOK("cuStreamBeginCaptureToGraph_ptsz", cuStreamBeginCaptureToGraph_ptsz),
     [H_CAP_END] = HOOK("cuStreamEndCapture", cuStreamEndCapture),
     [H_CAP_END_PTSZ] = HOOK("cuStreamEndCapture_ptsz", cuStreamEndCapture_ptsz),
+    [H_SYNC_STREAM] = HOOK("cuStreamSynchronize", cuStreamSynchronize),
+    [H_SYNC_STREAM_PTSZ] = HOOK("cuStreamSynchronize_ptsz", cuStreamSynchronize_ptsz),
+    [H_SYNC_CTX] = HOOK("cuCtxSynchronize", cuCtxSynchronize),
+    [H_SYNC_EVENT] = HOOK("cuEventSynchronize", cuEventSynchronize),
+    [H_DTOH] = HOOK("cuMemcpyDtoH_v2", cuMemcpyDtoH_v2),
+    [H_DTOH_PTDS] = HOOK("cuMemcpyDtoH_v2_ptds", cuMemcpyDtoH_v2_ptds),
     [H_COUNT] = {NULL, NULL, NULL, NULL},
 };
 
@@ -257,6 +271,37 @@ EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary lib)
     return fikit_unloaded(real ? real(lib) : CUDA_ERROR_NOT_FOUND);
 }
 
+/* ---------------------------------------------------------------- waits */
+
+/* The waits by which a program learns that its work is done: each ends the
+ * task's open burst when nothing was launched while it waited
+ * (interpose/burst.h). Polling (cuStreamQuery, cuEventQuery) is not one. */
+#define WAIT(id, type, ...)                                                                                \
+    do {                                                                                                   \
+        type real = REAL(id, type);                                                                        \
+        if (!real)                                                                                         \
+            return CUDA_ERROR_NOT_FOUND;                                                                   \
+        uint64_t seq = fikit_burst_wait();                                                                 \
+        CUresult r = real(__VA_ARGS__);                                                                    \
+        fikit_burst_waited(seq, r == CUDA_SUCCESS);                                                        \
+        return r;                                                                                          \
+    } while (0)
+
+typedef CUresult (*stream_fn)(CUstream);
+typedef CUresult (*ctx_sync_fn)(void);
+typedef CUresult (*event_fn)(CUevent);
+typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t);
+
+EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream s) { WAIT(H_SYNC_STREAM, stream_fn, s); }
+EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream s) { WAIT(H_SYNC_STREAM_PTSZ, stream_fn, s); }
+EXPORT CUresult CUDAAPI cuCtxSynchronize(void) { WAIT(H_SYNC_CTX, ctx_sync_fn); }
+EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent e) { WAIT(H_SYNC_EVENT, event_fn, e); }
+EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) { WAIT(H_DTOH, dtoh_fn, dst, src, n); }
+EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n)
+{
+    WAIT(H_DTOH_PTDS, dtoh_fn, dst, src, n);
+}
+
 /* ------------------------------------------------------ stream capture */
 
 /* Counting open captures lets every other launch skip the capture query. */
@@ -347,6 +392,11 @@ static int hook_for(const char *symbol, int version, cuuint64_t flags)
         {"cuStreamBeginCapture", H_CAP_V1, H_CAP_V1_PTSZ, 0},
         {"cuStreamBeginCaptureToGraph", H_CAP_GRAPH, H_CAP_GRAPH_PTSZ, 0},
         {"cuStreamEndCapture", H_CAP_END, H_CAP_END_PTSZ, 0},
+        {"cuStreamSynchronize", H_SYNC_STREAM, H_SYNC_STREAM_PTSZ, 0},
+        {"cuCtxSynchronize", H_SYNC_CTX, H_SYNC_CTX, 0},
+        {"cuEventSynchronize", H_SYNC_EVENT, H_SYNC_EVENT, 0},
+        /* before 3.2 the name meant 32-bit sizes: not replaced */
+        {"cuMemcpyDtoH", H_DTOH, H_DTOH_PTDS, 3020},
     };
     if (!symbol || symbol[0] != 'c')
         return -1;

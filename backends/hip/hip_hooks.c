@@ -15,6 +15,7 @@
  * hipExtModuleLaunchKernel and hipHccModuleLaunchKernel. */
 #include "backends/hip/hip_backend.h"
 #include "core/log.h"
+#include "interpose/burst.h"
 #include "interpose/hooks.h"
 #include "interpose/launch.h"
 
@@ -44,6 +45,7 @@ enum {
     H_GPA, H_GPA_SPT, H_GDEP, H_GDEP_SPT,
     H_MODULE_UNLOAD, H_LIBRARY_UNLOAD,
     H_CAP, H_CAP_SPT, H_CAP_TO_GRAPH, H_CAP_END, H_CAP_END_SPT,
+    H_SYNC_STREAM, H_SYNC_STREAM_SPT, H_SYNC_DEVICE, H_SYNC_EVENT,
     H_COUNT
 };
 
@@ -106,6 +108,10 @@ EXPORT hipError_t w_hipGetDriverEntryPoint_spt(const char *, void **, unsigned l
                                                fikit_hip_query_result *)
     AS("hipGetDriverEntryPoint_spt");
 EXPORT hipError_t hipModuleUnload(hipModule_t);
+EXPORT hipError_t hipStreamSynchronize(hipStream_t);
+EXPORT hipError_t w_hipStreamSynchronize_spt(hipStream_t) AS("hipStreamSynchronize_spt");
+EXPORT hipError_t hipDeviceSynchronize(void);
+EXPORT hipError_t hipEventSynchronize(hipEvent_t);
 EXPORT hipError_t w_hipLibraryUnload(void *) AS("hipLibraryUnload");
 EXPORT hipError_t hipStreamBeginCapture(hipStream_t, hipStreamCaptureMode);
 EXPORT hipError_t w_hipStreamBeginCapture_spt(hipStream_t, hipStreamCaptureMode)
@@ -151,6 +157,10 @@ static struct fikit_hook hooks[H_COUNT + 1] = {
     HOOK(H_CAP_TO_GRAPH, "hipStreamBeginCaptureToGraph", w_hipStreamBeginCaptureToGraph),
     HOOK(H_CAP_END, "hipStreamEndCapture", hipStreamEndCapture),
     HOOK(H_CAP_END_SPT, "hipStreamEndCapture_spt", w_hipStreamEndCapture_spt),
+    HOOK(H_SYNC_STREAM, "hipStreamSynchronize", hipStreamSynchronize),
+    HOOK(H_SYNC_STREAM_SPT, "hipStreamSynchronize_spt", w_hipStreamSynchronize_spt),
+    HOOK(H_SYNC_DEVICE, "hipDeviceSynchronize", hipDeviceSynchronize),
+    HOOK(H_SYNC_EVENT, "hipEventSynchronize", hipEventSynchronize),
     [H_COUNT] = {NULL, NULL, NULL, NULL},
 };
 
@@ -642,6 +652,34 @@ EXPORT hipError_t w_hipLibraryUnload(void *lib)
     hipError_t (*real)(void *) = REAL(H_LIBRARY_UNLOAD, hipError_t(*)(void *));
     return fikit_unloaded(real ? real(lib) : hipErrorNotFound);
 }
+
+/* ---------------------------------------------------------------- waits */
+
+/* The waits by which a program learns that its work is done: each ends the
+ * task's open burst when nothing was launched while it waited
+ * (interpose/burst.h). Polling (hipStreamQuery, hipEventQuery) is not one. */
+#define WAIT(id, type, ...)                                                                                \
+    do {                                                                                                   \
+        type real = REAL(id, type);                                                                        \
+        if (!real)                                                                                         \
+            return hipErrorNotFound;                                                                       \
+        uint64_t seq = fikit_burst_wait();                                                                 \
+        hipError_t r = real(__VA_ARGS__);                                                                  \
+        fikit_burst_waited(seq, r == hipSuccess);                                                          \
+        return r;                                                                                          \
+    } while (0)
+
+typedef hipError_t (*stream_sync_fn)(hipStream_t);
+typedef hipError_t (*device_sync_fn)(void);
+typedef hipError_t (*event_sync_fn)(hipEvent_t);
+
+EXPORT hipError_t hipStreamSynchronize(hipStream_t s) { WAIT(H_SYNC_STREAM, stream_sync_fn, s); }
+EXPORT hipError_t w_hipStreamSynchronize_spt(hipStream_t s)
+{
+    WAIT(H_SYNC_STREAM_SPT, stream_sync_fn, s);
+}
+EXPORT hipError_t hipDeviceSynchronize(void) { WAIT(H_SYNC_DEVICE, device_sync_fn); }
+EXPORT hipError_t hipEventSynchronize(hipEvent_t e) { WAIT(H_SYNC_EVENT, event_sync_fn, e); }
 
 /* ------------------------------------------------------ stream capture */
 

@@ -7,6 +7,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include "backends/opencl/opencl_backend.h"
 #include "core/log.h"
+#include "interpose/burst.h"
 #include "interpose/hooks.h"
 #include "interpose/launch.h"
 
@@ -318,6 +319,37 @@ CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param, size_t size,
     }
 }
 
+/* The waits by which a program learns its work is done: each ends the
+ * task's open burst when nothing was launched while it waited
+ * (interpose/burst.h). Polling an event's status is not one. */
+static cl_int CL_API_CALL fikit_clFinish(cl_command_queue q)
+{
+    uint64_t seq = fikit_burst_wait();
+    cl_int rc = next->clFinish(q);
+    fikit_burst_waited(seq, rc == CL_SUCCESS);
+    return rc;
+}
+
+static cl_int CL_API_CALL fikit_clWaitForEvents(cl_uint n, const cl_event *events)
+{
+    uint64_t seq = fikit_burst_wait();
+    cl_int rc = next->clWaitForEvents(n, events);
+    fikit_burst_waited(seq, rc == CL_SUCCESS);
+    return rc;
+}
+
+static cl_int CL_API_CALL fikit_clEnqueueReadBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
+                                                    size_t size, void *ptr, cl_uint nwait, const cl_event *wait,
+                                                    cl_event *event)
+{
+    if (!blocking)
+        return next->clEnqueueReadBuffer(q, buf, blocking, off, size, ptr, nwait, wait, event);
+    uint64_t seq = fikit_burst_wait();
+    cl_int rc = next->clEnqueueReadBuffer(q, buf, blocking, off, size, ptr, nwait, wait, event);
+    fikit_burst_waited(seq, rc == CL_SUCCESS);
+    return rc;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target,
                                             cl_uint *num_entries_ret,
                                             const cl_icd_dispatch **layer_ret)
@@ -345,6 +377,9 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_di
     layer.clEnqueueNDRangeKernel = fikit_clEnqueueNDRangeKernel;
     layer.clEnqueueTask = fikit_clEnqueueTask;
     layer.clEnqueueNativeKernel = fikit_clEnqueueNativeKernel;
+    layer.clFinish = fikit_clFinish;
+    layer.clWaitForEvents = fikit_clWaitForEvents;
+    layer.clEnqueueReadBuffer = fikit_clEnqueueReadBuffer;
     *num_entries_ret = num_entries < ours ? num_entries : ours;
     *layer_ret = &layer;
     fikit_debug("OpenCL layer active (%u dispatch entries)", *num_entries_ret);

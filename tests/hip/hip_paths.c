@@ -214,11 +214,17 @@ int main(int argc, char **argv)
          hipStreamCaptureModeGlobal);
     CALL("hipStreamEndCapture", cap_end_t, NULL, &graph);
     CALL("hipStreamEndCapture_spt", cap_end_t, NULL, &graph);
+    /* The waits that end a burst (interpose/burst.h). */
+    typedef hipError_t (*sync_t)(hipStream_t);
+    typedef hipError_t (*device_sync_t)(void);
+    typedef hipError_t (*event_sync_t)(hipEvent_t);
+    CALL("hipStreamSynchronize", sync_t, NULL);
+    CALL("hipStreamSynchronize_spt", sync_t, NULL);
+    CALL("hipDeviceSynchronize", device_sync_t);
+    CALL("hipEventSynchronize", event_sync_t, NULL);
     /* Not hooked by fikit: answered as without it. */
     typedef hipError_t (*get_device_t)(int *);
-    typedef hipError_t (*sync_t)(hipStream_t);
     CALL("hipGetDevice", get_device_t, &n);
-    CALL("hipStreamSynchronize", sync_t, NULL);
     report("final", get_count(&n));
     return 1; /* like a program that gives up when it finds no GPU */
 }

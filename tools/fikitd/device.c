@@ -94,6 +94,7 @@ void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now)
                        "ignoring it", dev->index, info->name, (int)info->pid);
         }
     }
+    fikitd_steer_sync(dev, now);
 }
 
 /* Brings the scheduler up to date with what clients published: their
@@ -348,6 +349,7 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
     }
     fikit_shm_set_params(dev->shm->hdr, params, spin_ns);
     fikit_sched_init(&dev->sched, params);
+    fikit_budget_set_init(&dev->budgets);
     fikit_stat_init(&dev->pickup);
     fikit_stat_init(&dev->pass);
     pthread_mutex_init(&dev->lock, NULL);
@@ -394,7 +396,8 @@ void fikitd_device_close(struct fikitd_device *dev)
 }
 
 int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, uid_t uid,
-                           const char *name, int level, int requested_level, bool beside)
+                           const char *name, int level, int requested_level, bool beside, double budget,
+                           uint32_t sm_pct)
 {
     pthread_mutex_lock(&dev->lock);
     int s = -1;
@@ -428,12 +431,14 @@ int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, ui
     atomic_store(&o->state, FIKIT_SLOT_ACTIVE);
     dev->slots[s] = (struct fikitd_slot_info){.used = true, .conn_id = conn_id, .uid = uid, .pid = pid,
                                               .gen = gen, .level = level, .requested_level = requested_level,
-                                              .beside = beside};
+                                              .beside = beside,
+                                              .steer = {.budget = budget, .sm_pct = sm_pct}};
     snprintf(dev->slots[s].name, sizeof dev->slots[s].name, "%s", name);
     fikit_sched_add_task(&dev->sched, (uint32_t)s, pid, name, level);
     dev->trace_tasks[s] = (struct fikit_trace_task){.slot = s, .level = level, .pid = pid};
     snprintf(dev->trace_tasks[s].name, sizeof dev->trace_tasks[s].name, "%s", name);
     update_masks(dev);
+    fikitd_steer_add(dev, s);
     pthread_mutex_unlock(&dev->lock);
     return s;
 }
@@ -450,6 +455,7 @@ void fikitd_device_remove_task(struct fikitd_device *dev, int s)
     if (dev->tracing)
         drain_trace_ring(dev, s);
     fikit_sched_remove_task(&dev->sched, (uint32_t)s);
+    fikitd_steer_drop(dev, s);
     /* Its grants' device time is free at once, for the clients too. */
     atomic_store(&dev->shm->hdr->granted_until_ns, fikit_sched_granted_until(&dev->sched));
     /* A free slot's launches count as nobody's activity; its memfd goes

@@ -8,6 +8,7 @@
 #include "core/stat.h"
 #include "core/shm.h"
 #include "core/trace.h"
+#include "tools/fikitd/steer.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -31,6 +32,7 @@ struct fikitd_slot_info {
     bool warned;         /* a bad publication was logged */
     uint64_t held_warned_ns; /* when fikitd's log last named a long hold of this task */
     uint64_t gen;        /* its owner generation (the header's owner[s].gen) */
+    struct fikitd_steer_slot steer; /* its budget, and its bursts as read */
 };
 
 struct fikitd_device {
@@ -48,6 +50,7 @@ struct fikitd_device {
 
     pthread_mutex_t lock; /* everything below */
     struct fikit_sched sched;
+    struct fikit_budget_set budgets; /* the latency budgets' controllers (steer.h) */
     struct fikitd_slot_info slots[FIKIT_SHM_SLOTS];
     int next_slot;        /* rotating, so a slot is reused as late as possible */
     uint64_t grants_free, grants_fit, grants_starved, grants_other;
@@ -86,9 +89,12 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
 void fikitd_device_close(struct fikitd_device *dev);
 
 /* A task joins: returns its slot or -ENOSPC. beside: what the client said of
- * its share mode, shown by fikit status. */
+ * its share mode, shown by fikit status; budget: its latency_budget (0:
+ * none) and sm_pct its configured SM share (0: all), from fikitd's
+ * configuration. */
 int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, uid_t uid,
-                           const char *name, int level, int requested_level, bool beside);
+                           const char *name, int level, int requested_level, bool beside, double budget,
+                           uint32_t sm_pct);
 /* A task left or died: its slot, held launches and reservations go at once. */
 void fikitd_device_remove_task(struct fikitd_device *dev, int slot);
 

@@ -228,6 +228,32 @@ static char *format(struct fikitd *dd, size_t *len)
     PER_TASK("fikit_task_slowdown_ratio", "gauge",
              "Its kernels against its profile in the last second; 0: unknown.", "%.6f",
              t->slowdown_ppm / 1e6);
+    PER_TASK("fikit_task_latency_budget_ratio", "gauge",
+             "Its latency_budget: how much slower than alone its bursts may be at the p99; 0: none.", "%.6f",
+             t->budget_ppm / 1e6);
+    PER_TASK("fikit_task_budget_step", "gauge",
+             "The budget controller's step for the tasks below it (0: they wait, 12: beside with 8 ms "
+             "queued); -1: not steered (no budget, or nothing measured alone).",
+             "%d", t->budget_step);
+    PER_TASK("fikit_task_budget_unmeetable", "gauge", "1 while its budget broke even with the tasks below waiting.",
+             "%u", t->budget_unmeetable);
+    PER_TASK("fikit_task_budget_cuts_total", "counter", "Steps the budget controller went down.", "%u",
+             t->budget_cuts);
+    PER_TASK("fikit_task_budget_climbs_total", "counter", "Steps the budget controller went up.", "%u",
+             t->budget_climbs);
+    PER_TASK("fikit_task_bursts_total", "counter", "Bursts the task reported that fikitd read.", "%llu",
+             (unsigned long long)t->bursts);
+    PER_TASK("fikit_task_bursts_lost_total", "counter", "Bursts lost before fikitd read them, or refused.",
+             "%llu", (unsigned long long)t->bursts_lost);
+    PER_TASK("fikit_task_burst_slowdown_ratio", "gauge",
+             "Its last burst judged, against the p99 of its size alone; 0: none yet.", "%.6f",
+             t->burst_slowdown_ppm / 1e6);
+    PER_TASK("fikit_task_steered_mode", "gauge",
+             "What a budget above lets the task do while it is active: 0 as configured, 1 wait, 2 gaps, "
+             "3 beside.", "%u", t->knob_mode);
+    PER_TASK("fikit_task_steered_queue_seconds", "gauge",
+             "Its work a budget above lets it queue ahead; 0 with mode 2: only where a gap is near certain.",
+             "%.6f", t->knob_inflight_ns / 1e9);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

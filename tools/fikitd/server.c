@@ -575,8 +575,14 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
             return;
         }
     }
+    /* Its latency budget and SM share as this fikitd's configuration says. */
+    const struct fikit_task_conf *tc = fikit_config_task(&d->cfg, m->task);
+    struct fikit_task_sharing sharing;
+    fikit_config_task_sharing(&d->cfg, tc, level, &sharing);
     int slot = fikitd_device_add_task(dev, c->id, c->pid, c->uid, m->task, level, m->level,
-                                      (m->flags & FIKIT_REGISTER_BESIDE) != 0);
+                                      (m->flags & FIKIT_REGISTER_BESIDE) != 0,
+                                      fikit_config_task_budget(&d->cfg, tc, level),
+                                      sharing.thread_pct > 0 ? (uint32_t)sharing.thread_pct : 0);
     if (slot < 0) {
         send_error(c, slot, "device %s already has %d tasks", m->device_key, FIKIT_SHM_SLOTS);
         return;
@@ -700,6 +706,7 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
         mt->held_longest_dur_ns = ts.held_longest_dur_ns;
         mt->beside = info->beside;
         mt->idle_after_ns = ts.idle_after_ns;
+        fikitd_steer_status(dev, s, mt);
         snprintf(mt->name, sizeof mt->name, "%s", info->name);
     }
     md->ntasks = (uint32_t)nt;

@@ -1,0 +1,56 @@
+/* Owns: what a task tells fikitd of its own bursts, in its slot (struct
+ * fikit_shm_slot): a ring of the bursts it measured (the client writes,
+ * fikitd reads) and the reference they are judged against (what bursts of
+ * each size took alone, from the task's profile). fikitd's budget
+ * controller (core/budget.h) is fed from here; fikitd validates everything
+ * it reads, since the task writes it. */
+#ifndef FIKIT_CORE_BURSTS_H
+#define FIKIT_CORE_BURSTS_H
+
+#include "core/budget.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Bursts a task may report before fikitd reads them (it reads in every
+ * arbiter pass, at least every 100 ms; a service's requests are ms apart). */
+#define FIKIT_BURSTS_RING 64
+/* A burst longer than this is not a request: it is not judged. */
+#define FIKIT_BURST_MAX_NS (60ull * 1000 * 1000 * 1000)
+
+struct fikit_burst {
+    uint64_t start_ns; /* the first launch after a wait */
+    uint64_t end_ns;   /* the return of the wait that found its launches done */
+    uint32_t launches;
+    uint32_t pad;
+};
+
+struct fikit_bursts {
+    _Atomic uint64_t head; /* bursts written; entry i is ring[i % RING] */
+    struct fikit_burst ring[FIKIT_BURSTS_RING];
+    /* The reference: odd seq while the client writes it. */
+    _Atomic uint64_t ref_seq;
+    struct fikit_budget_ref ref;
+};
+
+/* The client: one burst (a single writer per task: the caller serialises). */
+void fikit_bursts_put(struct fikit_bursts *b, const struct fikit_burst *x);
+/* The client: its reference, replacing the last. */
+void fikit_bursts_put_ref(struct fikit_bursts *b, const struct fikit_budget_ref *ref);
+
+/* fikitd: the bursts written since *tail (its own cursor), at most max,
+ * oldest first, each checked (start before end, at most
+ * FIKIT_BURST_MAX_NS, at least one launch, not after now + 1 s); *lost
+ * counts those overwritten before they were read or invalid. Returns how
+ * many went into out and moves *tail past what it read. */
+unsigned fikit_bursts_take(const struct fikit_bursts *b, uint64_t *tail, uint64_t now, struct fikit_burst *out,
+                           unsigned max, uint64_t *lost);
+/* fikitd: the reference if it changed since *seen (a sequence number it
+ * keeps) and is whole and valid (sizes ascending and nonzero, lengths
+ * within FIKIT_BURST_MAX_NS); true then, with *seen moved. A torn or
+ * invalid one is not taken (false; an invalid one is not looked at again
+ * until it changes). */
+bool fikit_bursts_take_ref(const struct fikit_bursts *b, uint64_t *seen, struct fikit_budget_ref *out);
+
+#endif

@@ -1,0 +1,42 @@
+/* Owns: the task's bursts as its program sees them, what its latency
+ * budget is judged by. A burst runs from the first launch after the
+ * program waited for its work to the return of the next wait that found
+ * everything it had launched done (a stream, context or event
+ * synchronize, a blocking copy back, clFinish, clWaitForEvents; the
+ * backends' hooks report each wait). Each burst goes to fikitd through the
+ * task's slot; a burst run while the task was alone on its device (no
+ * other task registered there from its start to its end, and not
+ * measuring: --measure times every launch, which lengthens bursts) goes
+ * into its profile too, as what it takes alone. The launch path pays one
+ * load while a burst is open. */
+#ifndef FIKIT_INTERPOSE_BURST_H
+#define FIKIT_INTERPOSE_BURST_H
+
+#include "interpose/client.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+void fikit_burst_open(struct fikit_client_device *d, uint64_t seq);
+
+/* A launch numbered seq (the process's launch_seq before it) on d. */
+static inline void fikit_burst_launched(struct fikit_client_device *d, uint64_t seq)
+{
+    if (!atomic_load_explicit(&d->burst_start_ns, memory_order_relaxed))
+        fikit_burst_open(d, seq);
+}
+
+/* A wait hook, before the real wait: what it hands to fikit_burst_waited. */
+static inline uint64_t fikit_burst_wait(void)
+{
+    return atomic_load_explicit(&fikit_client.launch_seq, memory_order_acquire);
+}
+/* The real wait returned (ok: it succeeded): with no launch since it began,
+ * what was open is one burst. */
+void fikit_burst_waited(uint64_t seq_before, bool ok);
+
+/* The reference (the bursts alone in d's store) into the slot of r. */
+void fikit_burst_publish_ref(struct fikit_client_device *d, struct fikit_registration *r);
+
+#endif

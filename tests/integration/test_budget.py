@@ -1,0 +1,87 @@
+"""A service's latency budget, held by fikitd from the bursts the service
+measures itself (docs/DESIGN.md "The budget"), with real OpenCL programs.
+
+The priority-0 service ends each burst with a wait (clFinish after each of
+its kernels, a blocking read after the last), so its client reports one
+burst per kernel. Run alone under fikit (not measuring), it records those
+bursts in its profile as what it takes alone; `fikit profile show` lists
+them. Run again beside a priority-9 job, it publishes that reference and
+reports every burst to fikitd, whose controller then steers the job:
+`fikit status` shows the service's budget, step and bursts read, and the
+job's knobs; the metrics file has the same. Bursts run beside the job are
+not what the service takes alone: its profile's burst counts stay as they
+were. What the controller decides from the bursts (cuts, climbs) depends
+on this machine's speed and is unit.budget's to test; here the path from
+the program's waits to the job's knobs is."""
+import re
+import time
+from harness import BATCH, SERVICE, Fikit, check, result
+
+SVC = [SERVICE, "--json", "-n", "40", "-r", "0", "-k", "4", "-g", "200", "-w", "100"]
+JOB = [BATCH, "--json", "-c", "100000", "-w", "200"]
+
+
+def burst_counts(fk):
+    """{launches: count} of the service's bursts alone, from fikit profile show."""
+    shown = fk.tool("profile", "show", "-c", fk.config, "serve").stdout
+    part = shown.split("bursts alone", 1)
+    if len(part) < 2:
+        return {}
+    return {int(a): int(b) for a, b in re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+", part[1], re.M)}
+
+
+with Fikit() as fk:
+    PROM = f"{fk.dir}/metrics.prom"
+    fk.write_config("fill", "latency_budget = 1.25", daemon=f"metrics_file = {PROM}\nmetrics_interval_ms = 100")
+    fk.start()
+    cfg = fk.tool("config", "-c", fk.config).stdout
+    check(re.search(r"latency_budget\s*=\s*1.25", cfg) is not None, "fikit config shows the budget")
+
+    # 1. Alone: its bursts become its reference.
+    r = fk.run("serve", SVC)
+    check(r.returncode == 0 and result(r)["wrong"] == 0, "the service ran alone, every output right")
+    alone = burst_counts(fk)
+    check(alone.get(1, 0) >= 4 * 40 - 1,
+          f"its profile holds its bursts alone, one per kernel (clFinish after each): {alone}")
+
+    # 2. Beside the job: fikitd judges its bursts and steers the job.
+    job = fk.popen("batch", JOB)
+    deadline = time.time() + 60
+    while " batch " not in fk.status() and time.time() < deadline:
+        time.sleep(0.02)
+    svc = fk.popen("serve", SVC[:3] + ["400"] + SVC[4:])
+    seen_budget = seen_knobs = prom = ""
+    bursts = 0
+    while svc.poll() is None:
+        st = fk.status()
+        m = re.search(r"budget 1\.25x alone: step (\d+).*?, (\d+) bursts \((\d+) lost\)", st)
+        if m:
+            seen_budget = m.group(0)
+            bursts = max(bursts, int(m.group(2)))
+        k = re.search(r"a budget above holds it: .*", st)
+        if k:
+            seen_knobs = k.group(0)
+        try:
+            with open(PROM) as f:
+                text = f.read()
+            if 'task="serve"' in text:  # its series end with it
+                prom = text
+        except FileNotFoundError:
+            pass
+        time.sleep(0.1)
+    out, _ = svc.communicate(timeout=120)
+    check(svc.returncode == 0 and result(out)["wrong"] == 0, "the service's outputs were right beside the job")
+    check(seen_budget != "", "fikit status showed the service's budget held, with its step and bursts: "
+          + (seen_budget or fk.status()))
+    check(bursts > 0, f"fikitd read the service's bursts ({bursts})")
+    check(seen_knobs != "", f"fikit status showed what the budget lets the job do: {seen_knobs}")
+    check(re.search(r'^fikit_task_latency_budget_ratio\{[^}]*task="serve"\} 1\.25', prom, re.M) is not None,
+          "the metrics file has the service's budget")
+    check(re.search(r'^fikit_task_bursts_total\{[^}]*task="serve"\} [1-9]', prom, re.M) is not None,
+          "and the bursts fikitd read")
+    job.kill()
+    job.wait()
+
+    # 3. Bursts beside another task are not what it takes alone.
+    check(burst_counts(fk) == alone, f"the profile's bursts alone are unchanged by the run beside the job: "
+          f"{burst_counts(fk)} against {alone}")

@@ -1,0 +1,100 @@
+#include "tools/fikitd/steer.h"
+
+#include "core/log.h"
+#include "core/proto.h"
+#include "tools/fikitd/device.h"
+
+/* Every task's knobs from the controllers' steps, where the task and the
+ * scheduler read them. */
+static void apply(struct fikitd_device *dev)
+{
+    uint64_t max_queued = atomic_load_explicit(&dev->shm->hdr->max_queued_ns, memory_order_relaxed);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        if (!dev->slots[s].used)
+            continue;
+        struct fikit_lower_knobs k;
+        fikit_budget_set_knobs(&dev->budgets, s, max_queued, dev->slots[s].steer.sm_pct, &k);
+        fikit_shm_set_knobs(dev->shm, s, &k);
+        fikit_sched_set_knobs(&dev->sched, (uint32_t)s, &k);
+    }
+}
+
+/* The task in s as the controllers see it, with the reference ref. */
+static void enter(struct fikitd_device *dev, int s, const struct fikit_budget_ref *ref)
+{
+    const struct fikitd_slot_info *info = &dev->slots[s];
+    fikit_budget_set_add(&dev->budgets, s, info->level, info->beside, info->steer.budget, ref);
+}
+
+void fikitd_steer_add(struct fikitd_device *dev, int s)
+{
+    enter(dev, s, NULL);
+    apply(dev);
+}
+
+void fikitd_steer_drop(struct fikitd_device *dev, int s)
+{
+    fikit_budget_set_drop(&dev->budgets, s);
+    fikit_shm_set_knobs(dev->shm, s, &(struct fikit_lower_knobs){0});
+    apply(dev);
+}
+
+#define BURSTS_PER_PASS 64
+
+void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
+{
+    bool changed = false;
+    uint64_t max_queued = atomic_load_explicit(&dev->shm->hdr->max_queued_ns, memory_order_relaxed);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        struct fikitd_slot_info *info = &dev->slots[s];
+        if (!info->used || info->steer.budget <= 0)
+            continue; /* only a budgeted task's bursts are read */
+        const struct fikit_bursts *b = &dev->shm->slots[s]->bursts;
+        struct fikit_budget_ref ref;
+        if (fikit_bursts_take_ref(b, &info->steer.ref_seen, &ref)) {
+            if (ref.n != info->steer.ref_sizes)
+                fikit_info("device %d: task %s (pid %d) judges its bursts against %u sizes measured alone%s",
+                           dev->index, info->name, (int)info->pid, ref.n,
+                           ref.n ? "" : ": its latency_budget is not held until it has run alone");
+            info->steer.ref_sizes = ref.n;
+            enter(dev, s, &ref);
+            changed = true;
+        }
+        struct fikit_burst x[BURSTS_PER_PASS];
+        unsigned n = fikit_bursts_take(b, &info->steer.burst_tail, now, x, BURSTS_PER_PASS, &info->steer.lost);
+        for (unsigned i = 0; i < n; i++) {
+            info->steer.bursts++;
+            enum fikit_budget_action a =
+                fikit_budget_set_burst(&dev->budgets, s, x[i].start_ns, x[i].end_ns, x[i].launches, max_queued);
+            if (a == FIKIT_BUDGET_CUT || a == FIKIT_BUDGET_CLIMB) {
+                changed = true;
+                fikit_debug("device %d: task %s's budget: %s to step %d (burst of %u launches, %.2fx alone)",
+                            dev->index, info->name, a == FIKIT_BUDGET_CUT ? "cut" : "climb",
+                            dev->budgets.b[s].step, x[i].launches, dev->budgets.b[s].last_slowdown_ppm / 1e6);
+            }
+        }
+    }
+    if (changed)
+        apply(dev);
+}
+
+void fikitd_steer_status(const struct fikitd_device *dev, int s, struct fikit_msg_status_task *out)
+{
+    const struct fikitd_steer_slot *st = &dev->slots[s].steer;
+    const struct fikit_budget *b = &dev->budgets.b[s];
+    bool steered = (dev->budgets.steered >> s) & 1;
+    out->budget_ppm = st->budget > 0 ? (uint32_t)(st->budget * 1e6 + 0.5) : 0;
+    out->budget_step = steered ? b->step : -1;
+    out->budget_sizes = st->ref_sizes;
+    out->budget_unmeetable = steered && b->unmeetable;
+    out->burst_slowdown_ppm = steered ? b->last_slowdown_ppm : 0;
+    out->budget_cuts = steered ? (uint32_t)b->cuts : 0;
+    out->budget_climbs = steered ? (uint32_t)b->climbs : 0;
+    out->bursts = st->bursts;
+    out->bursts_lost = st->lost;
+    struct fikit_lower_knobs k;
+    fikit_shm_get_knobs(dev->shm, s, &k);
+    out->knob_mode = k.mode;
+    out->knob_sm_pct = k.sm_pct;
+    out->knob_inflight_ns = k.inflight_ns;
+}
