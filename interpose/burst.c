@@ -30,7 +30,10 @@ static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, 
         fikit_bursts_put(&r->slot->bursts, &x);
         pthread_mutex_unlock(&d->burst_lock);
     }
-    if (!c->measure && atomic_load_explicit(&d->burst_alone, memory_order_relaxed) && alone(r)) {
+    /* A burst longer than a request can be (a program that seldom waits)
+     * says nothing of what a request takes alone. */
+    if (!c->measure && end - start <= FIKIT_BURST_MAX_NS &&
+        atomic_load_explicit(&d->burst_alone, memory_order_relaxed) && alone(r)) {
         pthread_mutex_lock(&d->store_lock);
         if (fikit_measure_add_burst(&d->store, (uint32_t)launches, end - start) == 0)
             d->dirty = true;

@@ -7,8 +7,10 @@
  * task's slot; a burst run while the task was alone on its device (no
  * other task registered there from its start to its end, and not
  * measuring: --measure times every launch, which lengthens bursts) goes
- * into its profile too, as what it takes alone. The launch path pays one
- * load while a burst is open. */
+ * into its profile too, as what it takes alone. A wait ends the open
+ * bursts of every device of the process: a wait names a stream, context or
+ * event, and finding its device would cost a driver call. The launch path
+ * pays one load while a burst is open. */
 #ifndef FIKIT_INTERPOSE_BURST_H
 #define FIKIT_INTERPOSE_BURST_H
 

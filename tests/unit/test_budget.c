@@ -1,8 +1,10 @@
 /* core/budget: the latency budget's controller, driven by scripted bursts. */
 #include "core/budget.h"
+#include "core/bursts.h"
 #include "core/measure.h"
 
 #include <criterion/criterion.h>
+#include <string.h>
 
 #define MS 1000000ull
 #define REF (5 * MS) /* the service's p99 burst alone */
@@ -317,4 +319,75 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     fikit_budget_set_drop(&set, 0);
     fikit_budget_set_knobs(&set, 2, 100000, 70, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_FREE);
+}
+
+/* What a task reports in its slot: fikitd reads each burst once, in order,
+ * counts what the ring overwrote before it read it and what is not a burst,
+ * and takes a reference only whole and valid. */
+Test(bursts, the_ring_is_read_once_in_order_and_checked)
+{
+    static struct fikit_bursts b;
+    memset(&b, 0, sizeof b);
+    uint64_t tail = 0, lost = 0, now = 1000 * MS;
+    struct fikit_burst out[FIKIT_BURSTS_RING];
+    for (uint32_t i = 1; i <= 10; i++)
+        fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = i * MS, .end_ns = i * MS + 500000, .launches = i});
+    cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, 4, &lost), 4, "at most max at once");
+    cr_assert_eq(out[0].launches, 1);
+    cr_assert_eq(out[3].launches, 4);
+    cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 6);
+    cr_assert_eq(out[5].launches, 10);
+    cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 0, "each once");
+    cr_assert_eq(lost, 0);
+    /* Not bursts: no launches, an end before the start, a minute and more,
+     * an end far ahead of now. */
+    fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = MS, .end_ns = 2 * MS, .launches = 0});
+    fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = 3 * MS, .end_ns = 2 * MS, .launches = 1});
+    fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = 1, .end_ns = FIKIT_BURST_MAX_NS + 2, .launches = 1});
+    fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = now, .end_ns = now + 2000 * MS, .launches = 1});
+    fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = now - MS, .end_ns = now, .launches = 3});
+    cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 1);
+    cr_assert_eq(out[0].launches, 3);
+    cr_assert_eq(lost, 4);
+    /* A reader a ring and more behind: the overwritten ones are lost. */
+    for (uint32_t i = 0; i < FIKIT_BURSTS_RING + 10; i++)
+        fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = MS, .end_ns = 2 * MS, .launches = 100 + i});
+    lost = 0;
+    cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), FIKIT_BURSTS_RING);
+    cr_assert_eq(lost, 10);
+    cr_assert_eq(out[0].launches, 110, "the oldest still in the ring first");
+    /* A head written back by a task: read again from there, nothing invented. */
+    atomic_store(&b.head, 3);
+    cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 0);
+    cr_assert_eq(tail, 3);
+}
+
+Test(bursts, a_reference_is_taken_when_it_changed_and_only_if_valid)
+{
+    static struct fikit_bursts b;
+    memset(&b, 0, sizeof b);
+    struct fikit_budget_ref ref = {.n = 2, .launches = {4, 9}, .p99_ns = {MS, 3 * MS}}, got;
+    uint64_t seen = 0;
+    cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got), "none published");
+    fikit_bursts_put_ref(&b, &ref);
+    cr_assert(fikit_bursts_take_ref(&b, &seen, &got));
+    cr_assert_eq(got.n, 2);
+    cr_assert_eq(got.p99_ns[1], 3 * MS);
+    cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got), "unchanged: not taken again");
+    struct fikit_budget_ref bad[] = {
+        {.n = FIKIT_BUDGET_REF_SIZES + 1},
+        {.n = 2, .launches = {9, 4}, .p99_ns = {MS, MS}},       /* not ascending */
+        {.n = 1, .launches = {0}, .p99_ns = {MS}},              /* no launches */
+        {.n = 1, .launches = {4}, .p99_ns = {0}},               /* no length */
+        {.n = 1, .launches = {4}, .p99_ns = {FIKIT_BURST_MAX_NS + 1}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fikit_bursts_put_ref(&b, &bad[i]);
+        cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got), "invalid reference %zu taken", i);
+    }
+    /* Being written (odd sequence): not taken until whole. */
+    atomic_store(&b.ref_seq, atomic_load(&b.ref_seq) + 1);
+    cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got));
+    fikit_bursts_put_ref(&b, &ref);
+    cr_assert(fikit_bursts_take_ref(&b, &seen, &got));
 }
