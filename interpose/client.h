@@ -54,7 +54,7 @@ struct fikit_client_device {
     _Atomic uint64_t idle_after_ns;           /* learned longest gap */
     int level;                                /* configured (or allowed) priority */
     _Atomic uint64_t burst_start_ns;          /* the open burst's first launch; 0: none (burst.h) */
-
+    /* The rest of the open burst, read only when it opens or ends. */
     _Atomic uint64_t burst_seq;               /* its launch number */
     _Atomic bool burst_alone;                 /* the task was alone on the device at its start */
     pthread_mutex_t burst_lock;               /* writers of the slot's bursts */
@@ -118,6 +118,8 @@ struct fikit_client {
 };
 
 _Static_assert(FIKIT_LEARN_DEVICES >= FIKIT_CLIENT_MAX_DEVICES, "the learner remembers every device");
+_Static_assert(offsetof(struct fikit_client_device, burst_start_ns) + sizeof(uint64_t) <= 64,
+               "what every launch reads of its device is on its first cache line");
 _Static_assert(offsetof(struct fikit_client, devs) + FIKIT_CLIENT_HOT_DEVICES * sizeof(void *) <= 64,
                "the first devices share the launch path's cache line");
 
