@@ -308,6 +308,17 @@ void fikit_budget_set_drop(struct fikit_budget_set *set, int slot)
     retop(set);
 }
 
+void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget, const struct fikit_budget_ref *ref)
+{
+    if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS || !(set->used & (1ull << slot)))
+        return;
+    if ((set->steered & (1ull << slot)) && ref && ref->n) {
+        set->ref[slot] = *ref;
+        return;
+    }
+    fikit_budget_set_add(set, slot, set->level[slot], set->beside[slot], budget, ref);
+}
+
 enum fikit_budget_action fikit_budget_set_burst(struct fikit_budget_set *set, int slot, uint64_t start_ns,
                                                 uint64_t end_ns, uint32_t launches, uint64_t max_queued_ns)
 {

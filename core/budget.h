@@ -153,6 +153,11 @@ void fikit_budget_set_init(struct fikit_budget_set *set);
 void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, bool beside, double budget,
                           const struct fikit_budget_ref *ref);
 void fikit_budget_set_drop(struct fikit_budget_set *set, int slot);
+/* A newer reference for the task in slot (its profile grew): a task
+ * already steered keeps its controller's state (step, window, backoff) and
+ * judges by ref from now on; one not yet steered starts as set_add does;
+ * an empty ref stops steering for it. */
+void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget, const struct fikit_budget_ref *ref);
 /* A burst of launches launches of the task in slot (fikit_budget_note_burst
  * against its reference for that size); IGNORED for a task not steered for. */
 enum fikit_budget_action fikit_budget_set_burst(struct fikit_budget_set *set, int slot, uint64_t start_ns,

@@ -309,6 +309,22 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     cr_assert_eq(k.mode, FIKIT_LOWER_GAPS);
     cr_assert_eq(k.inflight_ns, 400000);
 
+    /* Its profile grew (the client publishes it again after each save): the
+     * controller keeps its step and its record, and judges by the new p99. */
+    int step = set.b[0].step;
+    uint64_t cuts = set.b[0].cuts;
+    struct fikit_budget_ref grown = {.n = 2, .launches = {20, 21}, .p99_ns = {2 * REF, REF}};
+    fikit_budget_set_ref(&set, 0, 1.10, &grown);
+    cr_assert_eq(set.b[0].step, step, "a new reference is no restart");
+    cr_assert_eq(set.b[0].cuts, cuts);
+    cr_assert_neq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000), FIKIT_BUDGET_IGNORED,
+                  "a size in the new reference is judged");
+    /* A task not steered yet starts with its first reference. */
+    fikit_budget_set_add(&set, 4, 1, false, 1.2, NULL);
+    fikit_budget_set_ref(&set, 4, 1.2, &grown);
+    cr_assert(set.steered & (1ull << 4));
+    fikit_budget_set_drop(&set, 4);
+
     /* A level-5 task with a budget of its own, never measured: nothing. */
     fikit_budget_set_add(&set, 3, 5, false, 1.5, NULL);
     cr_assert_eq(fikit_budget_set_burst(&set, 3, t, t + REF, 20, 100000), FIKIT_BUDGET_IGNORED);

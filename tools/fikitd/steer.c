@@ -57,7 +57,9 @@ void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
                            dev->index, info->name, (int)info->pid, ref.n,
                            ref.n ? "" : ": its latency_budget is not held until it has run alone");
             info->steer.ref_sizes = ref.n;
-            enter(dev, s, &ref);
+            /* The client publishes its reference again after each save of its
+             * profile: a steered task keeps its controller's state. */
+            fikit_budget_set_ref(&dev->budgets, s, info->steer.budget, &ref);
             changed = true;
         }
         struct fikit_burst x[BURSTS_PER_PASS];
