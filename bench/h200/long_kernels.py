@@ -102,7 +102,7 @@ def slope_of(f, points):
     makes the difference (on an H100, 100 and 2000 were within the noise)."""
     w1, w2 = (int(w) for w in points.split(","))
     t1, t2 = f(w1), f(w2)
-    if not t2 > 1.5 * t1:
+    if not t2 > 1.2 * t1:
         sys.exit(f"calibration: {t1*1e6:.1f} us a kernel at --work {w1}, {t2*1e6:.1f} us at {w2}: "
                  "the kernel does not dominate; give points further apart")
     return (t2 - t1) / (w2 - w1), (w1, t1), (w2, t2)
