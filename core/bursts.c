@@ -2,11 +2,13 @@
 
 #include <string.h>
 
-void fikit_bursts_put(struct fikit_bursts *b, const struct fikit_burst *x)
+bool fikit_bursts_put(struct fikit_bursts *b, const struct fikit_burst *x)
 {
     uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
     b->ring[h % FIKIT_BURSTS_RING] = *x;
     atomic_store_explicit(&b->head, h + 1, memory_order_release);
+    /* Once as the unread part reaches half the ring, not at every burst. */
+    return h + 1 - atomic_load_explicit(&b->read, memory_order_relaxed) == FIKIT_BURSTS_RING / 2;
 }
 
 void fikit_bursts_put_ref(struct fikit_bursts *b, const struct fikit_budget_ref *ref)
@@ -24,7 +26,7 @@ static bool valid(const struct fikit_burst *x, uint64_t now)
            x->end_ns <= now + 1000000000ull;
 }
 
-unsigned fikit_bursts_take(const struct fikit_bursts *b, uint64_t *tail, uint64_t now, struct fikit_burst *out,
+unsigned fikit_bursts_take(struct fikit_bursts *b, uint64_t *tail, uint64_t now, struct fikit_burst *out,
                            unsigned max, uint64_t *lost)
 {
     uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
@@ -50,6 +52,7 @@ unsigned fikit_bursts_take(const struct fikit_bursts *b, uint64_t *tail, uint64_
         out[n++] = x;
     }
     *tail = t;
+    atomic_store_explicit(&b->read, t, memory_order_relaxed);
     return n;
 }
 

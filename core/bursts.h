@@ -13,9 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Bursts a task may report before fikitd reads them (it reads in every
- * arbiter pass, at least every 100 ms; a service's requests are ms apart). */
-#define FIKIT_BURSTS_RING 64
+/* Bursts a task may report before fikitd reads them. fikitd reads in every
+ * arbiter pass, at least every 100 ms; a service that waits after each of
+ * its kernels reports thousands a second, so a writer that finds the ring
+ * half unread rings fikitd's bell (fikit_bursts_put's answer). */
+#define FIKIT_BURSTS_RING 512
 /* A burst longer than this is not a request: it is not judged. */
 #define FIKIT_BURST_MAX_NS (60ull * 1000 * 1000 * 1000)
 
@@ -28,14 +30,16 @@ struct fikit_burst {
 
 struct fikit_bursts {
     _Atomic uint64_t head; /* bursts written; entry i is ring[i % RING] */
+    _Atomic uint64_t read; /* how far fikitd has read (it writes this word) */
     struct fikit_burst ring[FIKIT_BURSTS_RING];
     /* The reference: odd seq while the client writes it. */
     _Atomic uint64_t ref_seq;
     struct fikit_budget_ref ref;
 };
 
-/* The client: one burst (a single writer per task: the caller serialises). */
-void fikit_bursts_put(struct fikit_bursts *b, const struct fikit_burst *x);
+/* The client: one burst (a single writer per task: the caller serialises).
+ * True when half the ring is unread: ring fikitd's bell. */
+bool fikit_bursts_put(struct fikit_bursts *b, const struct fikit_burst *x);
 /* The client: its reference, replacing the last. */
 void fikit_bursts_put_ref(struct fikit_bursts *b, const struct fikit_budget_ref *ref);
 
@@ -44,7 +48,7 @@ void fikit_bursts_put_ref(struct fikit_bursts *b, const struct fikit_budget_ref 
  * FIKIT_BURST_MAX_NS, at least one launch, not after now + 1 s); *lost
  * counts those overwritten before they were read or invalid. Returns how
  * many went into out and moves *tail past what it read. */
-unsigned fikit_bursts_take(const struct fikit_bursts *b, uint64_t *tail, uint64_t now, struct fikit_burst *out,
+unsigned fikit_bursts_take(struct fikit_bursts *b, uint64_t *tail, uint64_t now, struct fikit_burst *out,
                            unsigned max, uint64_t *lost);
 /* fikitd: the reference if it changed since *seen (a sequence number it
  * keeps) and is whole and valid (sizes ascending and nonzero, lengths

@@ -27,8 +27,10 @@ static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, 
     if (r) {
         struct fikit_burst x = {.start_ns = start, .end_ns = end, .launches = (uint32_t)launches};
         pthread_mutex_lock(&d->burst_lock); /* one writer of the ring */
-        fikit_bursts_put(&r->slot->bursts, &x);
+        bool bell = fikit_bursts_put(&r->slot->bursts, &x);
         pthread_mutex_unlock(&d->burst_lock);
+        if (bell)
+            fikit_shm_ring_arbiter(r->shm);
     }
     /* A burst longer than a request can be (a program that seldom waits)
      * says nothing of what a request takes alone. */

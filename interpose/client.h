@@ -64,7 +64,7 @@ struct fikit_client_device {
     bool on_host; /* the device computes on this host's CPUs (ops->device_on_host) */
     pthread_mutex_t store_lock;               /* store */
     struct fikit_measure_store store;
-    bool dirty;                               /* learned since the last save */
+    _Atomic bool dirty;                       /* learned since the last save (the learner, and a burst alone from any thread) */
     uint64_t saved_ns;
     char profile_path[PATH_MAX];
     struct fikit_slowdown slow; /* against the profile loaded; the learner thread's */

@@ -79,6 +79,12 @@ with Fikit() as fk:
           "the metrics file has the service's budget")
     check(re.search(r'^fikit_task_bursts_total\{[^}]*task="serve"\} [1-9]', prom, re.M) is not None,
           "and the bursts fikitd read")
+    time.sleep(0.3)  # fikitd notices the service's end
+    logged = re.findall(r"task serve \(pid \d+\) left; its latency_budget 1\.25: step \d+.*", open(fk.log).read())
+    # (the run alone logs one too, held from its last bursts on: at its exit it
+    # saved its profile and published the reference)
+    check(len(logged) >= 1 and "0 lost" in logged[-1],
+          f"fikitd's log says where the budget stood when the service left, no burst lost: {logged[-1:]}")
     job.kill()
     job.wait()
 

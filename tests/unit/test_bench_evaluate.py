@@ -60,9 +60,9 @@ res = {"load": 0.5, "repeat": 2, "workloads": [{
     "workload": "resnet50", "rate": 90.0, "service_ms_alone": 5.0, "rows": evaluate.pool([
         {"mode": "hp alone", "failed": "RuntimeError: out of memory"},
         {"mode": "lp alone", "lp": {"per_second": 30.0}},
-        {"mode": "fill", "hp": hp(a2), "lp": {"per_second": 15.0}},
+        {"mode": "fill", "hp": hp(a2), "lp": {"per_second": 15.0}, "budget": "its latency_budget 1.10: step 3"},
         {"mode": "beside", "failed": "RuntimeError: the low-priority task did not start: boom"},
-        {"mode": "fill", "hp": hp(a2), "lp": {"per_second": 12.0}},
+        {"mode": "fill", "hp": hp(a2), "lp": {"per_second": 12.0}, "budget": "its latency_budget 1.10: step 1"},
         {"mode": "hp alone, again", "hp": hp(a1)}])}]}
 md = evaluate.summarize(res)
 print(md)
@@ -77,5 +77,7 @@ check(any(l.startswith("| beside | failed: RuntimeError: the low-priority task d
 check("- fill: p99 200.00, 200.00 ms; lp 15.00, 12.00 /s" in md, "each run of a repeated mode is listed")
 check("2 of the service, the first pooled with those between the passes of --repeat" not in md
       and "1 of the service, the first pooled" in md, "the note counts the alone runs that ran")
+check("- fill: its latency_budget 1.10: step 3" in md and "- fill: its latency_budget 1.10: step 1" in md,
+      "the budget's state that fikitd logged is listed for each run of a repeated mode")
 
 sys.exit(1 if failures else 0)

@@ -355,6 +355,7 @@ Test(bursts, the_ring_is_read_once_in_order_and_checked)
     cr_assert_eq(out[5].launches, 10);
     cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 0, "each once");
     cr_assert_eq(lost, 0);
+    cr_assert_eq(atomic_load(&b.read), 10, "fikitd says how far it read");
     /* Not bursts: no launches, an end before the start, a minute and more,
      * an end far ahead of now. */
     fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = MS, .end_ns = 2 * MS, .launches = 0});
@@ -372,6 +373,12 @@ Test(bursts, the_ring_is_read_once_in_order_and_checked)
     cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), FIKIT_BURSTS_RING);
     cr_assert_eq(lost, 10);
     cr_assert_eq(out[0].launches, 110, "the oldest still in the ring first");
+    /* The writer is told to ring fikitd's bell once, as half the ring goes unread. */
+    int bells = 0;
+    for (uint32_t i = 0; i < FIKIT_BURSTS_RING; i++)
+        bells += fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = MS, .end_ns = 2 * MS, .launches = 1});
+    cr_assert_eq(bells, 1);
+    fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost);
     /* A head written back by a task: read again from there, nothing invented. */
     atomic_store(&b.head, 3);
     cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 0);

@@ -34,12 +34,26 @@ void fikitd_steer_add(struct fikitd_device *dev, int s)
 
 void fikitd_steer_drop(struct fikitd_device *dev, int s)
 {
+    /* Where its budget stood when it left: the record of a run in the log. */
+    const struct fikitd_slot_info *info = &dev->slots[s];
+    const struct fikit_budget *b = &dev->budgets.b[s];
+    if (info->steer.budget > 0 && ((dev->budgets.steered >> s) & 1))
+        fikit_info("device %d: task %s (pid %d) left; its latency_budget %.2f: step %d%s, %llu bursts of a size measured alone of "
+                   "%llu read (%llu lost), %llu broke it, %llu cuts, %llu climbs",
+                   dev->index, info->name, (int)info->pid, info->steer.budget, b->step,
+                   b->unmeetable ? " (unmeetable)" : "", (unsigned long long)b->bursts,
+                   (unsigned long long)info->steer.bursts, (unsigned long long)info->steer.lost,
+                   (unsigned long long)b->broken, (unsigned long long)b->cuts, (unsigned long long)b->climbs);
+    else if (info->steer.budget > 0)
+        fikit_info("device %d: task %s (pid %d) left; its latency_budget %.2f was not held: no burst size measured "
+                   "alone (%llu bursts read)", dev->index, info->name, (int)info->pid, info->steer.budget,
+                   (unsigned long long)info->steer.bursts);
     fikit_budget_set_drop(&dev->budgets, s);
     fikit_shm_set_knobs(dev->shm, s, &(struct fikit_lower_knobs){0});
     apply(dev);
 }
 
-#define BURSTS_PER_PASS 64
+#define BURSTS_PER_PASS FIKIT_BURSTS_RING
 
 void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
 {
@@ -49,7 +63,7 @@ void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
         struct fikitd_slot_info *info = &dev->slots[s];
         if (!info->used || info->steer.budget <= 0)
             continue; /* only a budgeted task's bursts are read */
-        const struct fikit_bursts *b = &dev->shm->slots[s]->bursts;
+        struct fikit_bursts *b = &dev->shm->slots[s]->bursts;
         struct fikit_budget_ref ref;
         if (fikit_bursts_take_ref(b, &info->steer.ref_seen, &ref)) {
             if (ref.n != info->steer.ref_sizes)
