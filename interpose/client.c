@@ -1,5 +1,6 @@
 #include "interpose/client.h"
 #include "interpose/burst.h"
+#include "interpose/gate.h"
 
 #include "core/clock.h"
 #include "core/log.h"
@@ -49,6 +50,7 @@ static void after_fork_child(void)
     atomic_store(&c->daemon_lost, false);
     c->housekeeping = false; /* the parent's thread is not in the child */
     fikit_learn_reset(&c->learner);
+    fikit_gate_after_fork_child();
 }
 
 /* share = beside lets the task run while higher levels are active, which is

@@ -11,6 +11,7 @@
 #include "interpose/ptrmap.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@
 /* --------------------------------------------------------- kernel names */
 
 struct kernel_name {
+    struct kernel_name *next; /* in its bucket of the interned names */
+    int backend;
     uint64_t hash;   /* fikit_kernel_name_hash(backend, name) */
     bool collective; /* fikit_collective_kernel, or launched from libnccl */
     char name[];
@@ -41,6 +44,41 @@ static bool launched_by_collective_library(void)
     return false;
 }
 
+/* Each distinct (backend, name, collective) gets one record for the life of
+ * the process, shared by every handle that names it: a program that
+ * creates and releases the same kernels over and over (PyOpenCL makes a new
+ * kernel object at each attribute lookup) allocates nothing after the first
+ * time, and a record is never freed while a launch or the learner may still
+ * read it. The number of records is that of the program's kernel names. */
+#define INTERNED_BUCKETS 1024
+static struct kernel_name *interned[INTERNED_BUCKETS];
+static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct kernel_name *intern(int backend, const char *name, uint64_t hash, bool collective)
+{
+    struct kernel_name **b = &interned[hash % INTERNED_BUCKETS];
+    pthread_mutex_lock(&interned_lock);
+    struct kernel_name *e = *b;
+    while (e && !(e->backend == backend && e->hash == hash && e->collective == collective &&
+                  strcmp(e->name, name) == 0))
+        e = e->next;
+    if (!e) {
+        size_t len = strlen(name);
+        e = malloc(sizeof *e + len + 1);
+        if (e) {
+            e->backend = backend;
+            e->hash = hash;
+            e->collective = collective;
+            memcpy(e->name, name, len + 1);
+            e->next = *b;
+            *b = e;
+        }
+    }
+    pthread_mutex_unlock(&interned_lock);
+    return e;
+}
+
+/* Handle -> record: a cache in front of the backend's name lookup. */
 static struct fikit_ptrmap names = FIKIT_PTRMAP_INIT;
 
 static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
@@ -52,29 +90,33 @@ static const struct kernel_name *name_of(const struct fikit_backend_ops *ops,
     char buf[1024];
     if (!l->kernel || ops->kernel_name(l, buf, sizeof buf) != 0)
         snprintf(buf, sizeof buf, "unnamed");
-    size_t len = strlen(buf);
-    struct kernel_name *n = malloc(sizeof *n + len + 1);
-    if (!n)
-        return NULL;
-    memcpy(n->name, buf, len + 1);
-    n->hash = fikit_kernel_name_hash(ops->kind, n->name);
     /* NCCL and RCCL launch through CUDA and HIP only: an OpenCL program
      * (which may create kernels by the thousand) never pays the backtrace. */
-    n->collective = fikit_collective_kernel(n->name) ||
-                    (ops->kind != FIKIT_BACKEND_OPENCL && launched_by_collective_library());
-    if (fikit_ptrmap_put(&names, l->kernel, n) != 0) {
-        static atomic_bool warned; /* launch threads get here at once */
-        if (!atomic_exchange(&warned, true)) {
-            fikit_warn("more than %d distinct kernel handles: names are no longer cached",
-                       FIKIT_PTRMAP_CAP * 3 / 4);
-        }
+    bool collective = fikit_collective_kernel(buf) ||
+                      (ops->kind != FIKIT_BACKEND_OPENCL && launched_by_collective_library());
+    kn = intern(ops->kind, buf, fikit_kernel_name_hash(ops->kind, buf), collective);
+    if (!kn)
+        return NULL;
+    /* A full cache (handles past 3/4 of it, live or released) starts over:
+     * the handles in use are named again from the backend at their next
+     * launch, each to the record it had. */
+    if (fikit_ptrmap_put(&names, l->kernel, (void *)kn) != 0) {
+        fikit_ptrmap_clear(&names);
+        (void)fikit_ptrmap_put(&names, l->kernel, (void *)kn);
     }
-    return n;
+    return kn;
 }
 
 void fikit_gate_forget_kernel(const void *kernel) { fikit_ptrmap_remove(&names, kernel); }
 
 void fikit_gate_forget_all_kernels(void) { fikit_ptrmap_clear(&names); }
+
+void fikit_gate_after_fork_child(void)
+{
+    /* A thread of the parent may have held it at the fork. */
+    pthread_mutex_init(&interned_lock, NULL);
+    pthread_mutex_init(&names.lock, NULL);
+}
 
 /* ------------------------------------------------------------- holding */
 

@@ -33,5 +33,8 @@ void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool lau
 void fikit_gate_forget_kernel(const void *kernel);
 /* Forgets every cached name (code was unloaded: handles may be reused). */
 void fikit_gate_forget_all_kernels(void);
+/* In a forked child: the name tables' locks, which a parent's thread may
+ * have held at the fork. */
+void fikit_gate_after_fork_child(void);
 
 #endif

@@ -16,8 +16,15 @@ void *fikit_ptrmap_get(struct fikit_ptrmap *m, const void *key)
     unsigned i = home(key);
     for (unsigned n = 0; n < FIKIT_PTRMAP_CAP; n++, i = (i + 1) & (FIKIT_PTRMAP_CAP - 1)) {
         uintptr_t k = atomic_load_explicit(&m->e[i].key, memory_order_acquire);
-        if (k == (uintptr_t)key)
-            return atomic_load_explicit(&m->e[i].value, memory_order_acquire);
+        if (k == (uintptr_t)key) {
+            void *v = atomic_load_explicit(&m->e[i].value, memory_order_acquire);
+            /* Removed (or cleared) and the slot given to another key between
+             * the two loads: v may be that key's. Not found, then: the
+             * caller looks it up the slow way. */
+            if (atomic_load_explicit(&m->e[i].key, memory_order_acquire) != k)
+                return NULL;
+            return v;
+        }
         if (k == 0)
             return NULL;
     }

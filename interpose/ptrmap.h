@@ -1,8 +1,9 @@
 /* Owns: a fixed-capacity map from a handle (pointer) to an immutable value,
  * read without locks on the launch path and written under a mutex off it.
  * Used to cache per-handle facts: a kernel's name and key hash, a queue's
- * properties. Removed entries leave a tombstone; values are never freed
- * while the process runs (readers may still hold them). */
+ * properties. Removed entries leave a tombstone, reused by a later key; a
+ * value is freed only by its owner, when no reader can hold it (gate.c's
+ * kernel names are interned and never freed). */
 #ifndef FIKIT_INTERPOSE_PTRMAP_H
 #define FIKIT_INTERPOSE_PTRMAP_H
 

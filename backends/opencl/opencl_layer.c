@@ -153,6 +153,37 @@ static cl_int CL_API_CALL fikit_clGetEventProfilingInfo(cl_event ev, cl_profilin
     return next->clGetEventProfilingInfo(ev, param, size, value, size_ret);
 }
 
+/* A kernel created is a new kernel, whatever address it got: the runtime
+ * may give it that of one the program released while its launch was
+ * pending (the runtime held it until then), whose cached name must not
+ * carry over. */
+static cl_kernel CL_API_CALL fikit_clCreateKernel(cl_program p, const char *name, cl_int *err)
+{
+    cl_kernel k = next->clCreateKernel(p, name, err);
+    if (k)
+        fikit_gate_forget_kernel(k);
+    return k;
+}
+
+static cl_int CL_API_CALL fikit_clCreateKernelsInProgram(cl_program p, cl_uint n, cl_kernel *out, cl_uint *n_ret)
+{
+    cl_uint made = 0;
+    cl_int rc = next->clCreateKernelsInProgram(p, n, out, &made);
+    if (n_ret && rc == CL_SUCCESS)
+        *n_ret = made;
+    for (cl_uint i = 0; rc == CL_SUCCESS && out && i < n && i < made; i++)
+        fikit_gate_forget_kernel(out[i]);
+    return rc;
+}
+
+static cl_kernel CL_API_CALL fikit_clCloneKernel(cl_kernel src, cl_int *err)
+{
+    cl_kernel k = next->clCloneKernel(src, err);
+    if (k)
+        fikit_gate_forget_kernel(k);
+    return k;
+}
+
 static cl_int CL_API_CALL fikit_clReleaseKernel(cl_kernel k)
 {
     cl_uint refs = 0;
@@ -374,6 +405,10 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_di
     layer.clReleaseCommandQueue = fikit_clReleaseCommandQueue;
     layer.clGetEventProfilingInfo = fikit_clGetEventProfilingInfo;
     layer.clReleaseKernel = fikit_clReleaseKernel;
+    layer.clCreateKernel = fikit_clCreateKernel;
+    layer.clCreateKernelsInProgram = fikit_clCreateKernelsInProgram;
+    if (layer.clCloneKernel) /* OpenCL 2.1: a shorter table has none */
+        layer.clCloneKernel = fikit_clCloneKernel;
     layer.clEnqueueNDRangeKernel = fikit_clEnqueueNDRangeKernel;
     layer.clEnqueueTask = fikit_clEnqueueTask;
     layer.clEnqueueNativeKernel = fikit_clEnqueueNativeKernel;
