@@ -51,6 +51,7 @@ static inline struct fikit_client_device *fake_client(int level, bool measure,
     d->handle = &fake_device_handle;
     d->level = level;
     pthread_mutex_init(&d->store_lock, NULL);
+    pthread_mutex_init(&d->burst_lock, NULL);
     d->pred = fikit_predictor_new();
     cr_assert_not_null(d->pred);
     cr_assert_eq(fikit_measure_init(&d->store), 0);

@@ -13,6 +13,7 @@
  * drained. */
 #include "core/clock.h"
 #include "core/shm.h"
+#include "interpose/burst.h"
 #include "tests/unit/fake_client.h"
 
 #include <criterion/criterion.h>
@@ -220,4 +221,49 @@ Test(gate, pacing_sleeps_until_its_own_queue_drained, .init = low_level)
     cr_assert_eq(atomic_load(&reg.slot->holds), 0);
     cr_assert_eq(atomic_load(&reg.slot->fills), 0);
     cr_assert_eq(reg.own.launches, 2, "then it was counted");
+}
+
+/* The task's bursts (interpose/burst.h): a wait that found nothing launched
+ * since it began ends the open burst, which goes into the task's slot with
+ * its launch count; a launch during the wait (another thread) leaves it
+ * open, a failed wait ends nothing, and only a burst run while the task was
+ * alone on its device goes into its profile's store. */
+Test(gate, a_wait_ends_the_open_burst_and_reports_it, .init = top_level)
+{
+    struct fikit_bursts *b = &reg.slot->bursts;
+    uint64_t t0 = fikit_now_ns();
+    for (int i = 0; i < 3; i++)
+        fake_launch(&kHigh, true);
+    fikit_burst_waited(fikit_burst_wait(), true);
+    uint64_t t1 = fikit_now_ns();
+    cr_assert_eq(atomic_load(&b->head), 1, "one burst");
+    cr_assert_eq(b->ring[0].launches, 3);
+    cr_assert(b->ring[0].start_ns >= t0 && b->ring[0].start_ns <= b->ring[0].end_ns && b->ring[0].end_ns <= t1);
+    fikit_burst_waited(fikit_burst_wait(), true);
+    cr_assert_eq(atomic_load(&b->head), 1, "a second wait with nothing launched ends nothing");
+
+    fake_launch(&kHigh, true);
+    uint64_t seq = fikit_burst_wait();
+    fake_launch(&kHigh, true); /* another thread launches while this one waits */
+    fikit_burst_waited(seq, true);
+    cr_assert_eq(atomic_load(&b->head), 1, "a launch during the wait: the burst goes on");
+    fikit_burst_waited(fikit_burst_wait(), false);
+    cr_assert_eq(atomic_load(&b->head), 1, "a failed wait ends nothing");
+    fikit_burst_waited(fikit_burst_wait(), true);
+    cr_assert_eq(atomic_load(&b->head), 2);
+    cr_assert_eq(b->ring[1].launches, 2);
+    cr_assert_eq(fikit_measure_burst_count(&D->store), 0, "beside another task: not what it takes alone");
+
+    /* Alone on the device from the burst's start to its end: recorded. */
+    atomic_store(&shm->hdr->slot_mask, 1ull << reg.slot_index);
+    for (int i = 0; i < 4; i++)
+        fake_launch(&kHigh, true);
+    fikit_burst_waited(fikit_burst_wait(), true);
+    cr_assert_eq(atomic_load(&b->head), 3);
+    size_t n;
+    const struct fikit_burst_stats **bs = fikit_measure_sorted_bursts(&D->store, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(bs[0]->launches, 4);
+    cr_assert_eq(bs[0]->len.count, 1);
+    free(bs);
 }
