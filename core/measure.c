@@ -11,6 +11,8 @@ int fikit_measure_init(struct fikit_measure_store *st)
     fikit_map_init(&st->kernels);
     fikit_map_init(&st->gaps);
     fikit_map_init(&st->bursts);
+    st->inner_gap_max_ns = 0;
+    st->between_gaps = 0;
     return 0;
 }
 
@@ -222,7 +224,28 @@ int fikit_measure_merge(struct fikit_measure_store *into, const struct fikit_mea
         if (rc)
             return rc;
     }
+    if (from->inner_gap_max_ns > into->inner_gap_max_ns)
+        into->inner_gap_max_ns = from->inner_gap_max_ns;
+    into->between_gaps += from->between_gaps;
     return skipped;
+}
+
+int fikit_measure_add_gap_at(struct fikit_measure_store *st, uint64_t prev, uint64_t key, uint64_t ns,
+                             bool between)
+{
+    int rc = fikit_measure_add_gap(st, prev, key, ns);
+    if (rc)
+        return rc;
+    if (between)
+        st->between_gaps++;
+    else if (ns > st->inner_gap_max_ns)
+        st->inner_gap_max_ns = ns;
+    return 0;
+}
+
+uint64_t fikit_measure_idle_gap(const struct fikit_measure_store *st)
+{
+    return st->between_gaps ? st->inner_gap_max_ns : fikit_measure_max_gap(st);
 }
 
 uint64_t fikit_measure_max_gap(const struct fikit_measure_store *st)

@@ -13,6 +13,7 @@
 #include "core/map.h"
 #include "core/stat.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,12 @@ struct fikit_measure_store {
     struct fikit_map kernels; /* (key, 0) -> struct fikit_kernel_stats */
     struct fikit_map gaps;    /* (prev, key) -> struct fikit_gap_stats */
     struct fikit_map bursts;  /* (launches, 0) -> struct fikit_burst_stats */
+    /* Gaps by where they fell: inside a burst (no wait of the program ended
+     * one between the two launches), the longest; and how many came after a
+     * wait that ended a burst (the idle between bursts, which the idle
+     * threshold must not grow with). */
+    uint64_t inner_gap_max_ns;
+    uint64_t between_gaps;
 };
 
 int fikit_measure_init(struct fikit_measure_store *st);
@@ -75,6 +82,15 @@ int fikit_measure_merge(struct fikit_measure_store *into, const struct fikit_mea
 
 /* The longest gap ever seen, 0 if none. */
 uint64_t fikit_measure_max_gap(const struct fikit_measure_store *st);
+/* A gap of ns after kernel key, when it followed prev, that came after a
+ * wait which ended a burst (between: the idle between bursts) or not:
+ * fikit_measure_add_gap, and where it fell. */
+int fikit_measure_add_gap_at(struct fikit_measure_store *st, uint64_t prev, uint64_t key, uint64_t ns,
+                             bool between);
+/* The gap a task's idle threshold is built on: for a task whose bursts end
+ * in waits, the longest gap inside a burst (0: none yet); else the longest
+ * gap (fikit_measure_max_gap). */
+uint64_t fikit_measure_idle_gap(const struct fikit_measure_store *st);
 size_t fikit_measure_kernel_count(const struct fikit_measure_store *st);
 size_t fikit_measure_gap_count(const struct fikit_measure_store *st);
 size_t fikit_measure_burst_count(const struct fikit_measure_store *st);

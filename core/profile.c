@@ -173,6 +173,8 @@ int fikit_profile_save(const char *path, const struct fikit_profile_meta *meta,
         put_stat(mem, &gs[i]->gap);
         fputc('\n', mem);
     }
+    if (st->inner_gap_max_ns || st->between_gaps)
+        fprintf(mem, "gaps-by-burst %" PRIu64 " %" PRIu64 "\n", st->inner_gap_max_ns, st->between_gaps);
     size_t wb = 0;
     for (size_t i = 0; bs && i < nb; i++) {
         if (!bs[i]->len.count)
@@ -345,6 +347,7 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
     char *f[MAX_FIELDS];
     int rc = 0, seen_end = 0, have_task = 0, have_model = 0, have_backend = 0;
     size_t nk = 0, ng = 0, nb = 0;
+    int seen_by_burst = 0;
     uint64_t version = 0;
     uint64_t sum = 0xcbf29ce484222325ull;
 
@@ -472,6 +475,18 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
             if (rc)
                 break;
             ng++;
+        } else if (strcmp(f[0], "gaps-by-burst") == 0 && n == 3 && version >= 2) {
+            uint64_t inner, between;
+            if (seen_by_burst || parse_u64(f[1], 10, &inner) || parse_u64(f[2], 10, &between)) {
+                rc = FAIL(L, -EINVAL, seen_by_burst ? "gaps-by-burst listed twice"
+                                                    : "bad gaps-by-burst record: expected 'gaps-by-burst "
+                                                      "INNER_MAX_NS BETWEEN_COUNT'");
+                break;
+            }
+            seen_by_burst = 1;
+            if (inner > st->inner_gap_max_ns)
+                st->inner_gap_max_ns = inner;
+            st->between_gaps += between;
         } else if (strcmp(f[0], "burst") == 0 && n >= 2 && version >= 2) {
             uint32_t launches;
             struct fikit_stat s;

@@ -74,11 +74,14 @@ struct demo_opts {
     double seconds;
     long count;
     int json, progress;
+    double on_ms, off_ms; /* --bursts: requests for on_ms, then none for off_ms; 0: always */
 };
 
 /* The service's options and the batch job's, and the letters of each. */
-#define DEMO_SERVICE_OPTS "n:r:k:g:w:s:h"
+#define DEMO_SERVICE_OPTS "n:r:k:g:w:s:b:h"
 #define DEMO_SERVICE_LONG "nrkgwsSjh"
+/* The OpenCL service also takes --bursts. */
+#define DEMO_SERVICE_LONG_BURSTS "nrkgwsSjbh"
 #define DEMO_BATCH_OPTS "t:c:w:s:h"
 #define DEMO_BATCH_LONG "tcwsjPh"
 
@@ -100,6 +103,8 @@ static inline void demo_usage(FILE *f, const char *prog, const char *about, cons
         {'w', "  -w, --work W       rounds per element per kernel (default %ld)\n"},
         {'s', "  -s, --size S       elements (default %ld)\n"},
         {'S', "      --seed S       random seed (default %u)\n"},
+        {'b', "  -b, --bursts ON:OFF  requests only for ON ms, then none for OFF ms, in\n"
+              "                     turn (a bursty service; default: requests all along)\n"},
         {'j', "      --json         print the result as JSON\n"},
         {'J', "      --json         print the result as JSON, with t0 and t1: the measured\n"
               "                     window, CLOCK_MONOTONIC seconds, and service_ms: the mean\n"
@@ -147,7 +152,8 @@ static inline int demo_options(int argc, char **argv, struct demo_opts *o, const
         {"work", required_argument, 0, 'w'},     {"size", required_argument, 0, 's'},
         {"seed", required_argument, 0, 'S'},     {"seconds", required_argument, 0, 't'},
         {"count", required_argument, 0, 'c'},    {"json", no_argument, 0, 'j'},
-        {"progress", no_argument, 0, 'P'},       {"help", no_argument, 0, 'h'},
+        {"progress", no_argument, 0, 'P'},       {"bursts", required_argument, 0, 'b'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const struct demo_opts defaults = *o;
     int c;
@@ -168,6 +174,12 @@ static inline int demo_options(int argc, char **argv, struct demo_opts *o, const
         case 'c': o->count = atol(optarg); break;
         case 'j': o->json = 1; break;
         case 'P': o->progress = 1; break;
+        case 'b':
+            if (sscanf(optarg, "%lf:%lf", &o->on_ms, &o->off_ms) != 2 || o->on_ms <= 0 || o->off_ms <= 0) {
+                fprintf(stderr, "%s: --bursts '%s': expected ON:OFF, milliseconds, both positive\n", prog, optarg);
+                return 2;
+            }
+            break;
         default: demo_usage(stdout, prog, about, letters, &defaults); return 0; /* 'h' */
         }
     }

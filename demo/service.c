@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 {
     struct demo_opts o = {.requests = 100, .kernels = 5, .gap_us = 2000, .work = 20000, .size = 16384,
                           .rate = 10, .seed = 1};
-    int rc = demo_options(argc, argv, &o, "fikit-demo-service", about, DEMO_SERVICE_OPTS, DEMO_SERVICE_LONG);
+    int rc = demo_options(argc, argv, &o, "fikit-demo-service", about, DEMO_SERVICE_OPTS, DEMO_SERVICE_LONG_BURSTS);
     if (rc >= 0)
         return rc;
     long requests = o.requests, kernels = o.kernels, gap_us = o.gap_us, size = o.size;
@@ -41,9 +41,16 @@ int main(int argc, char **argv)
     for (long k = 0; k < kernels; k++)
         DEMO_CHECK(clEnqueueNDRangeKernel(d.queue, d.layer[k], 1, NULL, &gws, NULL, 0, NULL, NULL));
     DEMO_CHECK(clFinish(d.queue));
-    double start = demo_now_s(), arrival = start, busy_s = 0;
+    double start = demo_now_s(), arrival = start, busy_s = 0, on_since = start;
     for (long r = 0; r < requests; r++) {
         arrival = demo_next_arrival(o.rate, arrival);
+        /* --bursts: past ON ms of requests, none for OFF ms; the next one
+         * arrives as they resume. */
+        if (o.on_ms > 0 && (arrival > on_since + o.on_ms * 1e-3 || demo_now_s() > on_since + o.on_ms * 1e-3)) {
+            on_since = (arrival > demo_now_s() ? arrival : demo_now_s()) + o.off_ms * 1e-3;
+            if (arrival < on_since)
+                arrival = on_since;
+        }
         demo_sleep_until(arrival);
         double begun = demo_now_s(); /* later than arrival while requests queue */
         demo_request_input(in, size, r);

@@ -8,14 +8,14 @@ static bool alone(const struct fikit_registration *r)
     return r && atomic_load_explicit(&r->hdr->slot_mask, memory_order_acquire) == 1ull << r->slot_index;
 }
 
-void fikit_burst_open(struct fikit_client_device *d, uint64_t seq)
+bool fikit_burst_open(struct fikit_client_device *d, uint64_t seq)
 {
     uint64_t none = 0, now = fikit_now_ns();
     atomic_store_explicit(&d->burst_seq, seq, memory_order_relaxed);
     atomic_store_explicit(&d->burst_alone, alone(atomic_load_explicit(&d->reg, memory_order_acquire)),
                           memory_order_relaxed);
-    atomic_compare_exchange_strong_explicit(&d->burst_start_ns, &none, now, memory_order_release,
-                                            memory_order_relaxed);
+    return atomic_compare_exchange_strong_explicit(&d->burst_start_ns, &none, now, memory_order_release,
+                                                   memory_order_relaxed);
 }
 
 static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, uint64_t launches)

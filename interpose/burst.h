@@ -20,13 +20,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-void fikit_burst_open(struct fikit_client_device *d, uint64_t seq);
+bool fikit_burst_open(struct fikit_client_device *d, uint64_t seq);
 
-/* A launch numbered seq (the process's launch_seq before it) on d. */
-static inline void fikit_burst_launched(struct fikit_client_device *d, uint64_t seq)
+/* A launch numbered seq (the process's launch_seq before it) on d: whether
+ * it opened a burst (the program waited for its work before it, so the
+ * time since its previous launch was idle between bursts, not a gap). */
+static inline bool fikit_burst_launched(struct fikit_client_device *d, uint64_t seq)
 {
     if (!atomic_load_explicit(&d->burst_start_ns, memory_order_relaxed))
-        fikit_burst_open(d, seq);
+        return fikit_burst_open(d, seq);
+    return false;
 }
 
 /* A wait hook, before the real wait: what it hands to fikit_burst_waited. */

@@ -354,7 +354,7 @@ static void load_profile(struct fikit_client *c, struct fikit_client_device *d)
         fikit_predictor_load(d->pred, &d->store);
         if (fikit_slowdown_init(&d->slow, &d->store))
             fikit_warn("no memory for the slowdown references of %s", d->profile_path);
-        atomic_store(&d->idle_after_ns, fikit_measure_max_gap(&d->store));
+        atomic_store(&d->idle_after_ns, fikit_measure_idle_gap(&d->store));
         fikit_debug("loaded %s: %zu kernels, %zu gaps", d->profile_path,
                     fikit_measure_kernel_count(&d->store), fikit_measure_gap_count(&d->store));
     } else if (rc != -ENOENT) {

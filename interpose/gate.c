@@ -430,7 +430,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
     g->key = fikit_kernel_key_from_hash(name_hash, l->grid, l->block, l->shmem);
     g->prev = atomic_exchange_explicit(&c->last_key, g->key, memory_order_relaxed);
     g->seq = atomic_fetch_add_explicit(&c->launch_seq, 1, memory_order_relaxed);
-    fikit_burst_launched(d, g->seq);
+    g->burst_first = fikit_burst_launched(d, g->seq);
     uint64_t dur = fikit_predict_duration(d->pred, g->key);
 
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
@@ -483,6 +483,7 @@ void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool lau
         return;
     }
     struct fikit_sample s = {.dev = g->dev, .seq = g->seq, .key = g->key, .prev = g->prev,
+                             .burst_first = g->burst_first,
                              .name = g->name, .shmem = l->shmem, .marker = g->marker};
     memcpy(s.grid, l->grid, sizeof s.grid);
     memcpy(s.block, l->block, sizeof s.block);

@@ -20,6 +20,7 @@ struct fikit_gate {
     const char *name;                /* cached, immutable */
     uint64_t key, prev, seq;
     bool sample;
+    bool burst_first;                /* it opened a burst: the program waited before it */
     bool marker_ok;
     struct fikit_marker marker;
 };

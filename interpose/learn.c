@@ -77,9 +77,9 @@ static void process(struct fikit_learner *L, struct fikit_sample *s, uint64_t du
             fikit_predict_gap(d->pred, p->prev, p->key, &before);
             pthread_mutex_lock(&d->store_lock);
             if (fikit_measure_kernel(&d->store, p->key) &&
-                fikit_measure_add_gap(&d->store, p->prev, p->key, g) == 0) {
+                fikit_measure_add_gap_at(&d->store, p->prev, p->key, g, s->burst_first) == 0) {
                 fikit_predictor_update_gap(d->pred, &d->store, p->prev, p->key);
-                atomic_store(&d->idle_after_ns, fikit_measure_max_gap(&d->store));
+                atomic_store(&d->idle_after_ns, fikit_measure_idle_gap(&d->store));
                 d->dirty = true;
             }
             pthread_mutex_unlock(&d->store_lock);

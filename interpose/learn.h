@@ -19,6 +19,7 @@ struct fikit_sample {
     uint64_t seq;   /* launch number in the process: consecutive = a gap */
     uint64_t key;
     uint64_t prev;
+    bool burst_first; /* it opened a burst: the gap before it is idle between bursts */
     const char *name;
     uint32_t grid[3], block[3], shmem;
     struct fikit_marker marker;

@@ -6,6 +6,7 @@
  * timed and nothing else; a duration that is not ready yet (-EAGAIN) is
  * asked again later; a kernel or device the backend cannot identify. */
 #include "core/predict.h"
+#include "interpose/burst.h"
 #include "interpose/learn.h"
 #include "tests/unit/fake_client.h"
 
@@ -233,6 +234,51 @@ Test(learn, a_sampling_client_times_pairs_and_unknown_kernels, .init = script)
 }
 
 /* The predictor alone, with explicit data: what a store holds, it answers. */
+/* A bursty program (issue 42): bursts of n kernels with gaps of 30 to 70 us
+ * inside, each ended by a wait, and 500 ms of idle between them. The idle
+ * threshold is built on the gaps inside the bursts, whatever the idle
+ * between them; that idle is still learned as the gap after the burst's
+ * last kernel (what fills it predict from). */
+static void bursty(int n, bool waits)
+{
+    fake_backend_gap("kA", "kB", 30 * US);
+    fake_backend_gap("kB", "kB", 50 * US);
+    fake_backend_gap("kB", "kD", 70 * US);
+    fake_backend_gap("kD", "kA", 500 * MS);
+    for (int burst = 0; burst < 3; burst++) {
+        fake_launch(&kA, true);
+        for (int i = 0; i < n - 2; i++)
+            fake_launch(&kB, true);
+        fake_launch(&kD, true);
+        if (waits)
+            fikit_burst_waited(fikit_burst_wait(), true);
+        drain();
+    }
+    fake_launch(&kA, true); /* the next burst begins: the gap before it is known */
+    drain();
+}
+
+Test(learn, the_idle_threshold_of_a_bursty_program_is_its_gaps_inside_bursts, .init = script)
+{
+    static const int sizes[] = {5, 20, 100, 1000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        script();
+        bursty(sizes[k], true);
+        cr_assert_eq(atomic_load(&D->idle_after_ns), 70 * US,
+                     "bursts of %d: the longest gap inside a burst, not the 500 ms between them", sizes[k]);
+        cr_assert_eq(D->store.between_gaps, 3, "bursts of %d: three gaps after a wait", sizes[k]);
+        cr_assert_eq(gap_after(fake_key("kB"), fake_key("kD")), 500 * MS,
+                     "the idle after a burst's last kernel is still its gap to predict from");
+    }
+}
+
+Test(learn, a_program_that_never_waits_keeps_the_longest_gap, .init = script)
+{
+    bursty(20, false);
+    cr_assert_eq(D->store.between_gaps, 0);
+    cr_assert_eq(atomic_load(&D->idle_after_ns), 500 * MS, "no wait ends its bursts: every gap is one");
+}
+
 Test(predict, answers_what_the_store_holds)
 {
     struct fikit_measure_store st;

@@ -44,6 +44,7 @@ static void fill(struct fikit_measure_store *st, uint64_t *k1, uint64_t *k2, uin
             fikit_measure_add_burst(st, 40, 15000000 + (uint64_t)i * 3000);
     }
     fikit_measure_add_duration(st, *k3, 1);
+    fikit_measure_add_gap_at(st, *k2, *k1, 500000, true); /* after a wait: between bursts */
 }
 
 static void path_in_dir(char *buf, size_t len, const char *name)
@@ -99,6 +100,9 @@ Test(profile, round_trip_keeps_every_statistic, .init = make_dir, .fini = remove
     cr_assert_eq(fikit_measure_gap(&back, FIKIT_KEY_NONE, k1)->gap.sketch.zero_count, 100);
     cr_assert_eq(fikit_measure_max_gap(&back), 1000000);
     cr_assert_eq(fikit_measure_burst_count(&back), 2);
+    cr_assert_eq(back.between_gaps, 1, "where its gaps fell is kept");
+    cr_assert_eq(back.inner_gap_max_ns, 0);
+    cr_assert_eq(fikit_measure_idle_gap(&back), 0, "its bursts end in waits: no gap inside one yet");
     size_t nb;
     const struct fikit_burst_stats **bs = fikit_measure_sorted_bursts(&back, &nb);
     cr_assert_eq(nb, 2);
@@ -298,7 +302,7 @@ Test(profile, version_1_still_loads, .init = make_dir, .fini = remove_dir)
     /* What fikit of version 1 wrote: no burst lines, its own end line. */
     cr_assert(strncmp(text, "fikit-profile 2\n", 16) == 0);
     text[14] = '1';
-    char *first_burst = strstr(text, "\nburst ") + 1;
+    char *first_burst = strstr(text, "\ngaps-by-burst ") + 1; /* version 2's records begin here */
     size_t body = (size_t)(first_burst - text);
     unsigned long nk, ng;
     cr_assert_eq(sscanf(strstr(text, "\nend ") + 1, "end %lu %lu", &nk, &ng), 2);
