@@ -40,7 +40,7 @@ def parse():
     ap.add_argument("--svc-us", type=float, default=10.0, help="the service's kernel, us (default 10)")
     ap.add_argument("--svc-points", default="2000,50000", help="the service's --work at which its kernel "
                     "is timed (default 2000,50000; small ones for a dry run on the CUDA doubles)")
-    ap.add_argument("--job-points", default="2000,20000", help="the job's --work likewise (default 2000,20000)")
+    ap.add_argument("--job-points", default="20000,400000", help="the job's --work likewise (default 20000,400000: on the H100 its launch and start made 1.25 ms a kernel at 2000)")
     ap.add_argument("--job-kernels", type=int, default=20, help="the job's kernels (default 20)")
     return ap.parse_args()
 
