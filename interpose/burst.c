@@ -8,17 +8,33 @@ static bool alone(const struct fikit_registration *r)
     return r && atomic_load_explicit(&r->hdr->slot_mask, memory_order_acquire) == 1ull << r->slot_index;
 }
 
+static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, uint64_t launches, bool was_alone);
+
 bool fikit_burst_open(struct fikit_client_device *d, uint64_t seq)
 {
-    uint64_t none = 0, now = fikit_now_ns();
+    uint64_t now = fikit_now_ns();
+    bool was_alone = alone(atomic_load_explicit(&d->reg, memory_order_acquire));
+    pthread_mutex_lock(&d->burst_lock);
+    if (atomic_load_explicit(&d->burst_start_ns, memory_order_relaxed)) {
+        pthread_mutex_unlock(&d->burst_lock); /* another thread opened it */
+        return false;
+    }
+    /* Soon after the wait that ended the last one: the same burst goes on
+     * (a program that waits after each of its kernels). */
+    struct fikit_burst_done done = d->burst_done;
+    bool joined = done.end_ns && now - done.end_ns < FIKIT_BURST_JOIN_NS;
+    d->burst_done.end_ns = 0;
+    d->burst_base = joined ? done.launches : 0;
     atomic_store_explicit(&d->burst_seq, seq, memory_order_relaxed);
-    atomic_store_explicit(&d->burst_alone, alone(atomic_load_explicit(&d->reg, memory_order_acquire)),
-                          memory_order_relaxed);
-    return atomic_compare_exchange_strong_explicit(&d->burst_start_ns, &none, now, memory_order_release,
-                                                   memory_order_relaxed);
+    atomic_store_explicit(&d->burst_alone, joined ? done.alone && was_alone : was_alone, memory_order_relaxed);
+    atomic_store_explicit(&d->burst_start_ns, joined ? done.start_ns : now, memory_order_release);
+    pthread_mutex_unlock(&d->burst_lock);
+    if (!joined && done.end_ns)
+        report(d, done.start_ns, done.end_ns, done.launches, done.alone);
+    return !joined;
 }
 
-static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, uint64_t launches)
+static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, uint64_t launches, bool was_alone)
 {
     struct fikit_client *c = &fikit_client;
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
@@ -34,8 +50,7 @@ static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, 
     }
     /* A burst longer than a request can be (a program that seldom waits)
      * says nothing of what a request takes alone. */
-    if (!c->measure && end - start <= FIKIT_BURST_MAX_NS &&
-        atomic_load_explicit(&d->burst_alone, memory_order_relaxed) && alone(r)) {
+    if (!c->measure && end - start <= FIKIT_BURST_MAX_NS && was_alone) {
         pthread_mutex_lock(&d->store_lock);
         if (fikit_measure_add_burst(&d->store, (uint32_t)launches, end - start) == 0)
             d->dirty = true;
@@ -58,10 +73,18 @@ void fikit_burst_waited(uint64_t seq_before, bool ok)
         uint64_t start = atomic_load_explicit(&d->burst_start_ns, memory_order_acquire);
         if (!start || start > now)
             continue;
-        uint64_t seq = atomic_load_explicit(&d->burst_seq, memory_order_relaxed);
-        if (!atomic_compare_exchange_strong(&d->burst_start_ns, &start, 0))
+        pthread_mutex_lock(&d->burst_lock);
+        if (!atomic_compare_exchange_strong(&d->burst_start_ns, &start, 0)) {
+            pthread_mutex_unlock(&d->burst_lock);
             continue; /* another wait took it */
-        report(d, start, now, seq_before - seq);
+        }
+        /* Reported when the next one opens, unless that joins it. */
+        uint64_t seq = atomic_load_explicit(&d->burst_seq, memory_order_relaxed);
+        d->burst_done = (struct fikit_burst_done){
+            .start_ns = start, .end_ns = now, .launches = d->burst_base + (seq_before - seq),
+            .alone = atomic_load_explicit(&d->burst_alone, memory_order_relaxed) &&
+                     alone(atomic_load_explicit(&d->reg, memory_order_acquire))};
+        pthread_mutex_unlock(&d->burst_lock);
     }
 }
 

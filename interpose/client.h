@@ -57,7 +57,12 @@ struct fikit_client_device {
     /* The rest of the open burst, read only when it opens or ends. */
     _Atomic uint64_t burst_seq;               /* its launch number */
     _Atomic bool burst_alone;                 /* the task was alone on the device at its start */
-    pthread_mutex_t burst_lock;               /* writers of the slot's bursts */
+    pthread_mutex_t burst_lock;               /* opening and ending bursts; writers of the slot's bursts */
+    uint64_t burst_base;                      /* launches of the open burst before its last wait */
+    struct fikit_burst_done {                 /* the last burst ended, not yet reported */
+        uint64_t start_ns, end_ns, launches;  /* end_ns 0: none */
+        bool alone;
+    } burst_done;
 
     char key[128];
     char model[128];

@@ -2,8 +2,9 @@
 measures itself (docs/DESIGN.md "The budget"), with real OpenCL programs.
 
 The priority-0 service ends each burst with a wait (clFinish after each of
-its kernels, a blocking read after the last), so its client reports one
-burst per kernel. Run alone under fikit (not measuring), it records those
+its kernels, a blocking read after the last) and does 1 ms of host work
+before its next kernel, more than FIKIT_BURST_JOIN_NS, so its client
+reports one burst per kernel. Run alone under fikit (not measuring), it records those
 bursts in its profile as what it takes alone; `fikit profile show` lists
 them. Run again beside a priority-9 job, it publishes that reference and
 reports every burst to fikitd, whose controller then steers the job:
@@ -17,7 +18,7 @@ import re
 import time
 from harness import BATCH, SERVICE, Fikit, check, result
 
-SVC = [SERVICE, "--json", "-n", "40", "-r", "0", "-k", "4", "-g", "200", "-w", "100"]
+SVC = [SERVICE, "--json", "-n", "40", "-r", "0", "-k", "4", "-g", "1000", "-w", "100"]
 JOB = [BATCH, "--json", "-c", "100000", "-w", "200"]
 
 

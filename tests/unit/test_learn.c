@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <unistd.h>
 
 /* Kernel handles: any distinct pointers. */
 static char kA, kB, kC, kD;
@@ -250,8 +251,10 @@ static void bursty(int n, bool waits)
         for (int i = 0; i < n - 2; i++)
             fake_launch(&kB, true);
         fake_launch(&kD, true);
-        if (waits)
+        if (waits) {
             fikit_burst_waited(fikit_burst_wait(), true);
+            usleep(3 * FIKIT_BURST_JOIN_NS / 1000); /* the idle: the next launch opens a burst */
+        }
         drain();
     }
     fake_launch(&kA, true); /* the next burst begins: the gap before it is known */
