@@ -70,9 +70,14 @@ static int show_one(const char *path, int top)
     const struct fikit_gap_stats **gs = fikit_measure_sorted_gaps(&st, &ng);
     qsort(ks, nk, sizeof *ks, by_total);
     qsort(gs, ng, sizeof *gs, by_gap);
-    printf("%s\n  task %s on %s (%s): %zu kernels, %zu gap pairs, longest gap %.1f us\n\n", path,
+    printf("%s\n  task %s on %s (%s): %zu kernels, %zu gap pairs, longest gap %.1f us\n", path,
            meta.task, meta.device_model, fikit_backend_kind_name(meta.backend), nk, ng,
            us(fikit_measure_max_gap(&st)));
+    if (st.between_gaps)
+        printf("  its bursts end in waits: %llu gaps came after one (idle between bursts); the longest gap "
+               "inside a burst, %.1f us, is what its idle threshold is built on\n",
+               (unsigned long long)st.between_gaps, us(st.inner_gap_max_ns));
+    printf("\n");
     printf("  %-32s %-16s %-12s %8s %10s %10s %10s %10s %10s\n", "kernel", "grid", "block",
            "count", "mean_us", "p50_us", "p90_us", "p99_us", "max_us");
     for (size_t i = 0; i < nk; i++) {
