@@ -339,12 +339,27 @@ static void own_unlock(struct fikit_shm_own *own)
     atomic_store_explicit(&own->lock, 0, memory_order_release);
 }
 
+static void write_pub(struct fikit_shm_slot *slot, struct fikit_shm_own *own, const struct fikit_shm_launch *p,
+                      uint64_t now)
+{
+    /* The seqlock's number from here too: one left odd in the slot by
+     * another program is written over, not followed. */
+    atomic_store_explicit(&slot->pub_seq, own->seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    copy_launch(&slot->pub, p);
+    own->seq += 2;
+    atomic_store_explicit(&slot->pub_seq, own->seq, memory_order_release);
+    __atomic_store_n(&own->published_ns, now, __ATOMIC_RELAXED);
+}
+
 uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
                                uint64_t dur_ns, uint64_t key, const struct fikit_gap_pred *gap,
-                               uint64_t idle_after_ns)
+                               uint64_t idle_after_ns, uint64_t *ticket)
 {
     own_lock(own);
-    struct fikit_shm_launch p = {
+    /* Built in the other of the two records: the last stays for a withdrawal. */
+    struct fikit_shm_launch *p = &own->rec[own->cur ^ 1];
+    *p = (struct fikit_shm_launch){
         .launches = ++own->launches,
         .last_launch_ns = now,
         .busy_until_ns = fikit_busy_until(own->busy_until_ns, now, dur_ns),
@@ -352,27 +367,57 @@ uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own
         .idle_after_ns = idle_after_ns,
         .gap = *gap,
     };
-    __atomic_store_n(&own->busy_until_ns, p.busy_until_ns, __ATOMIC_RELAXED);
-    /* The seqlock's number from here too: one left odd in the slot by
-     * another program is written over, not followed. */
-    atomic_store_explicit(&slot->pub_seq, own->seq + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    copy_launch(&slot->pub, &p);
-    own->seq += 2;
-    atomic_store_explicit(&slot->pub_seq, own->seq, memory_order_release);
-    __atomic_store_n(&own->published_ns, now, __ATOMIC_RELAXED);
+    own->cur ^= 1;
+    own->prev_busy_until_ns = own->busy_until_ns;
+    own->last_published = true;
+    if (ticket)
+        *ticket = ++own->updates;
+    else
+        ++own->updates;
+    __atomic_store_n(&own->busy_until_ns, p->busy_until_ns, __ATOMIC_RELAXED);
+    write_pub(slot, own, p, now);
     own_unlock(own);
-    return p.busy_until_ns;
+    return p->busy_until_ns;
 }
 
-uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns)
+uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns, uint64_t *ticket)
 {
     own_lock(own);
     own->launches++;
+    own->prev_busy_until_ns = own->busy_until_ns;
+    own->last_published = false;
+    if (ticket)
+        *ticket = ++own->updates;
+    else
+        ++own->updates;
     uint64_t busy = fikit_busy_until(own->busy_until_ns, now, dur_ns);
     __atomic_store_n(&own->busy_until_ns, busy, __ATOMIC_RELAXED);
     own_unlock(own);
     return busy;
+}
+
+bool fikit_shm_withdraw_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t ticket,
+                            uint64_t now)
+{
+    own_lock(own);
+    if (own->updates != ticket || !own->launches) {
+        own_unlock(own);
+        return false;
+    }
+    own->updates++; /* taken back once */
+    own->launches--;
+    __atomic_store_n(&own->busy_until_ns, own->prev_busy_until_ns, __ATOMIC_RELAXED);
+    if (own->last_published) {
+        /* The record before it, with the count and the work as they are now. */
+        own->cur ^= 1;
+        struct fikit_shm_launch *p = &own->rec[own->cur];
+        p->launches = own->launches;
+        p->busy_until_ns = own->prev_busy_until_ns;
+        write_pub(slot, own, p, now);
+        own->last_published = false;
+    }
+    own_unlock(own);
+    return true;
 }
 
 uint64_t fikit_shm_fill_lock(struct fikit_shm *shm, uint64_t now)
@@ -415,7 +460,8 @@ uint64_t fikit_shm_fill_take(struct fikit_shm *shm, uint64_t now,
     }
 }
 
-bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out)
+/* The record and the seqlock number it was written under. */
+static bool read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out, uint64_t *seq)
 {
     for (int tries = 0; tries < 64; tries++) {
         uint64_t s1 = atomic_load_explicit(&slot->pub_seq, memory_order_acquire);
@@ -425,10 +471,18 @@ bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_l
         }
         copy_launch(out, &slot->pub);
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&slot->pub_seq, memory_order_relaxed) == s1)
+        if (atomic_load_explicit(&slot->pub_seq, memory_order_relaxed) == s1) {
+            *seq = s1;
             return true;
+        }
     }
     return false;
+}
+
+bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out)
+{
+    uint64_t seq;
+    return read_launch(slot, out, &seq);
 }
 
 int fikit_futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns)
@@ -734,14 +788,17 @@ void fikit_shm_decide(struct fikit_shm *shm, struct fikit_sched *s, uint64_t now
 int fikit_shm_take_record(const struct fikit_shm_slot *slot, struct fikit_sched *s, uint32_t id,
                           uint64_t now, uint64_t *seen)
 {
+    /* A new record is a new seqlock number: a withdrawn launch (a refused
+     * one) republishes the record before it, whose count may equal one seen. */
     struct fikit_shm_launch pub;
-    if (!fikit_shm_read_launch(slot, &pub) || pub.launches == *seen)
+    uint64_t seq;
+    if (!read_launch(slot, &pub, &seq) || seq == *seen)
         return 0;
     struct fikit_launch_record rec = {.launches = pub.launches, .last_launch_ns = pub.last_launch_ns,
                                       .busy_until_ns = pub.busy_until_ns,
                                       .idle_after_ns = pub.idle_after_ns, .gap = pub.gap};
     int rc = fikit_sched_note_record(s, id, now, &rec);
     if (rc == 0)
-        *seen = pub.launches;
+        *seen = seq;
     return rc;
 }

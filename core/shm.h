@@ -249,17 +249,35 @@ struct fikit_shm_own {
     uint64_t launches;
     uint64_t busy_until_ns; /* read by the task's pacing: relaxed atomics */
     uint64_t published_ns;  /* when it last wrote the slot (relaxed atomics) */
+    /* What a launch the runtime refuses takes back (fikit_shm_withdraw_own):
+     * the records it published, the last (rec[cur]) and the one before;
+     * the count of its updates, a launch's ticket; and what the last update
+     * found. */
+    struct fikit_shm_launch rec[2];
+    unsigned cur;
+    uint64_t updates;
+    uint64_t prev_busy_until_ns;
+    bool last_published;
 };
 /* fikit_shm_publish_launch from the task's own record: the slot is only
- * written. Returns the new predicted end of the task's work. */
+ * written. Returns the new predicted end of the task's work; *ticket (if
+ * not NULL) names this update for fikit_shm_withdraw_own. */
 uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
                                uint64_t dur_ns, uint64_t key, const struct fikit_gap_pred *gap,
-                               uint64_t idle_after_ns);
+                               uint64_t idle_after_ns, uint64_t *ticket);
 /* The launch counted in the task's own record only, the slot left as it
  * was: for a launch that no task reads for scheduling (no lower level on
  * the device, tracing off; gate.c decides), which then costs no predicted
  * gap and no shared cache line. Returns the new predicted end of its work. */
-uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns);
+uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns, uint64_t *ticket);
+/* The launch of update ticket was refused by the runtime: it is no launch.
+ * Its count and its predicted work come off the task's record and, if it
+ * was published, the record before it is published again (with the count
+ * one less), so nobody waits on work that never ran. Only the task's latest
+ * update can be taken back (another thread's launch since: false, and the
+ * refused one stays counted). */
+bool fikit_shm_withdraw_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t ticket,
+                            uint64_t now);
 /* How often a task whose launches nobody reads still publishes one, so
  * that fikit status and a lower task that registers later see it at most
  * this late. */
@@ -349,8 +367,8 @@ void fikit_shm_fill_unlock(struct fikit_shm *shm, uint64_t granted_until);
  * fill of a gap reaches it) is read as this far. */
 #define FIKIT_FILL_AHEAD_MAX_NS (100ull * 1000 * 1000)
 /* fikitd: takes the newest launch record of the task in slot (scheduler
- * task id) into the scheduler, if it moved since *seen launches; *seen
- * follows it. 0 (taken or nothing new), -EINVAL (implausible: ignored,
+ * task id) into the scheduler, if one was published since *seen (the
+ * seqlock number of the last taken, 0 at first); *seen follows it. 0 (taken or nothing new), -EINVAL (implausible: ignored,
  * *seen unchanged) or -ENOENT. */
 int fikit_shm_take_record(const struct fikit_shm_slot *slot, struct fikit_sched *s, uint32_t id,
                           uint64_t now, uint64_t *seen);

@@ -447,11 +447,17 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
             fikit_predict_gap(d->pred, g->prev, g->key, &gap);
             uint64_t busy = fikit_shm_publish_own(r->slot, &r->own, now, dur, g->key, &gap,
                                                   atomic_load_explicit(&d->idle_after_ns,
-                                                                       memory_order_relaxed));
-            trace(r, FIKIT_TRACE_LAUNCH, g->key, busy, gap.q_ns[2]);
+                                                                       memory_order_relaxed),
+                                                  &g->ticket);
+            /* Into the trace once the runtime took it (fikit_gate_exit). */
+            if (atomic_load_explicit(&r->hdr->trace_on, memory_order_relaxed))
+                g->launch_event = (struct fikit_trace_event){
+                    .t_ns = fikit_now_ns(), .key = g->key, .a = busy, .b = gap.q_ns[2],
+                    .type = FIKIT_TRACE_LAUNCH, .slot = (uint16_t)r->slot_index, .level = (uint16_t)r->level};
         } else {
-            fikit_shm_own_count(&r->own, now, dur);
+            fikit_shm_own_count(&r->own, now, dur, &g->ticket);
         }
+        g->reg = r;
         fikit_fault_point(FIKIT_FAULT_LAUNCH);
     }
 
@@ -476,6 +482,14 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
 
 void fikit_gate_exit(struct fikit_gate *g, struct fikit_launch_desc *l, bool launched)
 {
+    /* A launch the runtime refused is no launch: taken back from what the
+     * task published (nobody waits on it), never traced, never timed. */
+    if (g->reg) {
+        if (!launched)
+            fikit_shm_withdraw_own(g->reg->slot, &g->reg->own, g->ticket, fikit_now_ns());
+        else if (g->launch_event.type)
+            fikit_shm_trace(g->reg->shm, g->reg->slot, &g->launch_event);
+    }
     if (!g->dev || !g->marker_ok)
         return;
     if (!launched || g->ops->marker_end(l, &g->marker) != 0) {

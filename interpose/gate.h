@@ -21,6 +21,9 @@ struct fikit_gate {
     uint64_t key, prev, seq;
     bool sample;
     bool burst_first;                /* it opened a burst: the program waited before it */
+    struct fikit_registration *reg;  /* where it was published or counted; NULL: neither */
+    uint64_t ticket;                 /* that update (fikit_shm_withdraw_own) */
+    struct fikit_trace_event launch_event; /* traced once launched; type 0: not traced */
     bool marker_ok;
     struct fikit_marker marker;
 };

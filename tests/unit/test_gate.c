@@ -212,7 +212,7 @@ Test(gate, pacing_sleeps_until_its_own_queue_drained, .init = low_level)
      * and the task's own work queued until 40 ms from now. */
     atomic_store(&shm->hdr->max_queued_ns, 2 * MS);
     uint64_t now = fikit_now_ns();
-    uint64_t busy = fikit_shm_own_count(&reg.own, now, 40 * MS);
+    uint64_t busy = fikit_shm_own_count(&reg.own, now, 40 * MS, NULL);
     cr_assert_eq(busy, now + 40 * MS);
     fake_launch(&kLow, true);
     uint64_t after = fikit_now_ns();
@@ -284,4 +284,29 @@ Test(gate, a_wait_ends_the_open_burst_and_reports_it, .init = top_level)
     cr_assert_eq(bs[0]->launches, 4);
     cr_assert_eq(bs[0]->len.count, 1);
     free(bs);
+}
+
+/* A launch the runtime refused (issue 38) is no launch: taken back from the
+ * task's record and never traced, so neither fikitd nor a lower task waits
+ * on it and fikit status does not count it. */
+Test(gate, a_refused_launch_is_not_published_counted_or_traced, .init = top_level)
+{
+    atomic_store(&shm->hdr->trace_on, 1);
+    fake_launch(&kHigh, true);
+    struct fikit_shm_launch pub;
+    cr_assert(fikit_shm_read_launch(reg.slot, &pub));
+    cr_assert_eq(pub.launches, 1);
+    uint64_t busy = pub.busy_until_ns;
+    cr_assert_eq(atomic_load(&reg.slot->trace_head), 1, "the launch is traced");
+    fake_launch(&kLow, false); /* the runtime refused it */
+    cr_assert(fikit_shm_read_launch(reg.slot, &pub));
+    cr_assert_eq(pub.launches, 1, "not counted");
+    cr_assert_eq(pub.last_key, fake_key("high"), "the record is the one before it");
+    cr_assert_eq(pub.busy_until_ns, busy, "no work of it predicted");
+    cr_assert_eq(fikit_shm_own_busy_until(&reg.own), busy);
+    cr_assert_eq(atomic_load(&reg.slot->trace_head), 1, "not traced");
+    fake_launch(&kHigh, true);
+    cr_assert(fikit_shm_read_launch(reg.slot, &pub));
+    cr_assert_eq(pub.launches, 2);
+    cr_assert_eq(atomic_load(&reg.slot->trace_head), 2);
 }

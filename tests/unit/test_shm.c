@@ -194,6 +194,49 @@ Test(shm, trace_entry_is_taken_by_one_writer_and_never_by_a_lap_behind)
     cr_assert_eq(atomic_load(&slot->trace_head), 7, "the writer went on");
 }
 
+/* A launch the runtime refused (issue 38): the task takes it back. Its count
+ * and its predicted work come off, the record before it is published again
+ * under a new seqlock number, which fikitd takes (the count one less is
+ * plausible), so nothing waits on work that never ran; a launch counted
+ * only in the task's record is taken back there; only the latest update
+ * can be taken back, and only once. */
+Test(shm, a_refused_launch_is_taken_back, .timeout = 10)
+{
+    struct fikit_shm_slot *slot = seg->slots[3];
+    struct fikit_shm_own own = {0};
+    struct fikit_gap_pred gap = {0};
+    struct fikit_sched s;
+    struct fikit_sched_params p;
+    fikit_sched_params_default(&p);
+    fikit_sched_init(&s, &p);
+    cr_assert_eq(fikit_sched_add_task(&s, 3, 1234, "serve", 0), 0);
+    uint64_t now = 1000 * US, seen = 0, t1, t2;
+    fikit_shm_publish_own(slot, &own, now, 50 * US, 7, &gap, 0, &t1);
+    fikit_shm_publish_own(slot, &own, now + 10 * US, 20 * US, 8, &gap, 0, &t2);
+    cr_assert_eq(fikit_shm_take_record(slot, &s, 3, now + 11 * US, &seen), 0);
+    cr_assert_eq(fikit_sched_task(&s, 3)->launches, 2, "fikitd saw the second launch");
+    cr_assert_not(fikit_shm_withdraw_own(slot, &own, t1, now + 12 * US), "not the latest update");
+    cr_assert(fikit_shm_withdraw_own(slot, &own, t2, now + 12 * US));
+    cr_assert_not(fikit_shm_withdraw_own(slot, &own, t2, now + 12 * US), "taken back once");
+    struct fikit_shm_launch pub;
+    cr_assert(fikit_shm_read_launch(slot, &pub));
+    cr_assert_eq(pub.launches, 1);
+    cr_assert_eq(pub.last_key, 7, "the record before it");
+    cr_assert_eq(pub.busy_until_ns, now + 50 * US, "its work as before the refused launch");
+    cr_assert_eq(fikit_shm_own_busy_until(&own), now + 50 * US);
+    cr_assert_eq(fikit_shm_take_record(slot, &s, 3, now + 13 * US, &seen), 0, "a new record, one launch less");
+    cr_assert_eq(fikit_sched_task(&s, 3)->launches, 1);
+    cr_assert_eq(fikit_sched_task(&s, 3)->busy_until_ns, now + 50 * US, "fikitd waits on no refused work");
+    /* Counted only in its record (nobody watched it): taken back there. */
+    uint64_t t3;
+    fikit_shm_own_count(&own, now + 20 * US, 500 * US, &t3);
+    cr_assert(fikit_shm_withdraw_own(slot, &own, t3, now + 21 * US));
+    cr_assert_eq(own.launches, 1);
+    cr_assert_eq(fikit_shm_own_busy_until(&own), now + 50 * US);
+    cr_assert(fikit_shm_read_launch(slot, &pub));
+    cr_assert_eq(pub.launches, 1, "the slot was not written for it");
+}
+
 /* Another program wrote the task's slot: its publication lock left taken,
  * the seqlock's number left odd, a busy time an hour ahead, the count put
  * back. The task publishes from its own record: at once (fikit_shm_publish_
@@ -205,12 +248,12 @@ Test(shm, a_task_publishes_from_its_own_record_whatever_its_slot_says, .timeout 
     struct fikit_shm_own own = {0};
     struct fikit_gap_pred gap = {0};
     uint64_t now = 1000 * US;
-    cr_assert_eq(fikit_shm_publish_own(slot, &own, now, 50 * US, 7, &gap, 0), now + 50 * US);
+    cr_assert_eq(fikit_shm_publish_own(slot, &own, now, 50 * US, 7, &gap, 0, NULL), now + 50 * US);
     atomic_store(&slot->pub_lock, 1);
     atomic_store(&slot->pub_seq, 41);
     slot->pub.busy_until_ns = now + 3600ull * 1000 * 1000 * 1000;
     slot->pub.launches = 0;
-    uint64_t busy = fikit_shm_publish_own(slot, &own, now + 10 * US, 20 * US, 8, &gap, 0);
+    uint64_t busy = fikit_shm_publish_own(slot, &own, now + 10 * US, 20 * US, 8, &gap, 0, NULL);
     cr_assert_eq(busy, now + 70 * US, "its own queue: 50 us, then 20 us more");
     cr_assert_eq(fikit_shm_own_busy_until(&own), now + 70 * US);
     struct fikit_shm_launch pub;

@@ -28,7 +28,7 @@ struct fikitd_slot_info {
     char name[64];
     uint64_t trace_read; /* ring events consumed */
     bool trace_loss_warned; /* fikitd's log said this task's ring lost events */
-    uint64_t launches;   /* last publication seen */
+    uint64_t launches;   /* the last publication taken: its seqlock number (fikit_shm_take_record) */
     bool warned;         /* a bad publication was logged */
     uint64_t held_warned_ns; /* when fikitd's log last named a long hold of this task */
     uint64_t gen;        /* its owner generation (the header's owner[s].gen) */
