@@ -374,10 +374,11 @@ uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own
         *ticket = ++own->updates;
     else
         ++own->updates;
-    __atomic_store_n(&own->busy_until_ns, p->busy_until_ns, __ATOMIC_RELAXED);
+    uint64_t busy = p->busy_until_ns; /* p is another thread's to rewrite once unlocked */
+    __atomic_store_n(&own->busy_until_ns, busy, __ATOMIC_RELAXED);
     write_pub(slot, own, p, now);
     own_unlock(own);
-    return p->busy_until_ns;
+    return busy;
 }
 
 uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns, uint64_t *ticket)
