@@ -16,8 +16,8 @@
  * climb back into it (up to 64 times), which bounds how often it can
  * oscillate. Bursts that started before a change had settled (the old
  * step's queue drained) are not counted for either. fikit sim runs it
- * on its modelled bursts; fikitd is to run it on the bursts its clients
- * report, which they do not yet measure. */
+ * on its modelled bursts, fikitd on the bursts its clients measure
+ * (interpose/burst.h, tools/fikitd/steer.c). */
 #ifndef FIKIT_CORE_BUDGET_H
 #define FIKIT_CORE_BUDGET_H
 
