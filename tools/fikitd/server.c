@@ -240,7 +240,12 @@ int fikitd_limits_init(struct fikitd *d)
     }
     long nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
                       ? (long)rl.rlim_cur : FIKITD_MAX_CONNS * 2L + FIKITD_FDS_OWN;
-    long conns = (nofile - FIKITD_FDS_OWN) / 2;
+    /* A connection holds its socket, the slot of the task it registers
+     * (a descriptor each in fikitd) and, for a moment, a reopened peer slot
+     * it asks for. A connection that registers on several devices holds a
+     * slot on each: past the limit such a registration is refused with the
+     * reason, never half made. */
+    long conns = (nofile - FIKITD_FDS_OWN) / 3;
     d->max_conns = conns > FIKITD_MAX_CONNS ? FIKITD_MAX_CONNS : conns < 4 ? 4 : (int)conns;
     d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (d->spare_fd < 0)
@@ -583,8 +588,17 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
                                       (m->flags & FIKIT_REGISTER_BESIDE) != 0,
                                       fikit_config_task_budget(&d->cfg, tc, level),
                                       sharing.thread_pct > 0 ? (uint32_t)sharing.thread_pct : 0);
-    if (slot < 0) {
+    if (slot == -ENOSPC) {
         send_error(c, slot, "device %s already has %d tasks", m->device_key, FIKIT_SHM_SLOTS);
+        return;
+    }
+    if (slot < 0) {
+        /* Its slot's memory could not be made: out of descriptors (each
+         * task's slot holds one in fikitd) or of memory. */
+        fikit_warn("cannot make a slot for task %s (pid %d) on device %s: %s", m->task, (int)c->pid,
+                   m->device_key, strerror(-slot));
+        send_error(c, slot, "fikitd cannot make the task's slot on device %s: %s%s", m->device_key,
+                   strerror(-slot), slot == -EMFILE || slot == -ENFILE ? " (fikitd's descriptor limit)" : "");
         return;
     }
     uint64_t gen = dev->slots[slot].gen;
