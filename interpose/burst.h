@@ -50,6 +50,16 @@ static inline uint64_t fikit_burst_wait(void)
  * what was open is one burst. */
 void fikit_burst_waited(uint64_t seq_before, bool ok);
 
+/* A wait hook's body, the same for every API: the real wait, then what it
+ * ended. `return`s the real wait's result. */
+#define FIKIT_BURST_WAIT(status_t, ok, call)                                                        \
+    do {                                                                                           \
+        uint64_t seq_ = fikit_burst_wait();                                                        \
+        status_t r_ = (call);                                                                      \
+        fikit_burst_waited(seq_, r_ == (ok));                                                      \
+        return r_;                                                                                 \
+    } while (0)
+
 /* The reference (the bursts alone in d's store) into the slot of r. */
 void fikit_burst_publish_ref(struct fikit_client_device *d, struct fikit_registration *r);
 

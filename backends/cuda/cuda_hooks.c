@@ -281,10 +281,7 @@ EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary lib)
         type real = REAL(id, type);                                                                        \
         if (!real)                                                                                         \
             return CUDA_ERROR_NOT_FOUND;                                                                   \
-        uint64_t seq = fikit_burst_wait();                                                                 \
-        CUresult r = real(__VA_ARGS__);                                                                    \
-        fikit_burst_waited(seq, r == CUDA_SUCCESS);                                                        \
-        return r;                                                                                          \
+        FIKIT_BURST_WAIT(CUresult, CUDA_SUCCESS, real(__VA_ARGS__));                                       \
     } while (0)
 
 typedef CUresult (*stream_fn)(CUstream);

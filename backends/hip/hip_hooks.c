@@ -663,10 +663,7 @@ EXPORT hipError_t w_hipLibraryUnload(void *lib)
         type real = REAL(id, type);                                                                        \
         if (!real)                                                                                         \
             return hipErrorNotFound;                                                                       \
-        uint64_t seq = fikit_burst_wait();                                                                 \
-        hipError_t r = real(__VA_ARGS__);                                                                  \
-        fikit_burst_waited(seq, r == hipSuccess);                                                          \
-        return r;                                                                                          \
+        FIKIT_BURST_WAIT(hipError_t, hipSuccess, real(__VA_ARGS__));                                       \
     } while (0)
 
 typedef hipError_t (*stream_sync_fn)(hipStream_t);

@@ -355,18 +355,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param, size_t size,
  * (interpose/burst.h). Polling an event's status is not one. */
 static cl_int CL_API_CALL fikit_clFinish(cl_command_queue q)
 {
-    uint64_t seq = fikit_burst_wait();
-    cl_int rc = next->clFinish(q);
-    fikit_burst_waited(seq, rc == CL_SUCCESS);
-    return rc;
+    FIKIT_BURST_WAIT(cl_int, CL_SUCCESS, next->clFinish(q));
 }
 
 static cl_int CL_API_CALL fikit_clWaitForEvents(cl_uint n, const cl_event *events)
 {
-    uint64_t seq = fikit_burst_wait();
-    cl_int rc = next->clWaitForEvents(n, events);
-    fikit_burst_waited(seq, rc == CL_SUCCESS);
-    return rc;
+    FIKIT_BURST_WAIT(cl_int, CL_SUCCESS, next->clWaitForEvents(n, events));
 }
 
 static cl_int CL_API_CALL fikit_clEnqueueReadBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
@@ -375,10 +369,8 @@ static cl_int CL_API_CALL fikit_clEnqueueReadBuffer(cl_command_queue q, cl_mem b
 {
     if (!blocking)
         return next->clEnqueueReadBuffer(q, buf, blocking, off, size, ptr, nwait, wait, event);
-    uint64_t seq = fikit_burst_wait();
-    cl_int rc = next->clEnqueueReadBuffer(q, buf, blocking, off, size, ptr, nwait, wait, event);
-    fikit_burst_waited(seq, rc == CL_SUCCESS);
-    return rc;
+    FIKIT_BURST_WAIT(cl_int, CL_SUCCESS,
+                     next->clEnqueueReadBuffer(q, buf, blocking, off, size, ptr, nwait, wait, event));
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target,
