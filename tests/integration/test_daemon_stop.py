@@ -17,3 +17,31 @@ with Fikit() as fk:
     check(bat.returncode == 0 and result(out_b)["wrong"] == 0, "the batch job finished with correct outputs")
     check("fikitd went away" in err_b and "passthrough" in err_b,
           f"the batch job said once that it runs unscheduled: {err_b.strip()}")
+
+# Detached (no -f), fikitd says where it is once ready, writes its pid file,
+# and removes it when it stops.
+import os
+import re
+import signal
+import subprocess
+from harness import FIKITD
+
+with Fikit() as fk:
+    r = subprocess.run([FIKITD, "-c", fk.config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=fk.env, timeout=60)
+    m = re.search(r"running as pid (\d+), listening on (\S+); log (\S+), pid file (\S+); stop it with kill \1",
+                  r.stdout)
+    check(r.returncode == 0 and m is not None, f"detached, fikitd said its pid, socket, log and pid file: {r.stdout!r}")
+    pid = int(m.group(1))
+    pidfile = m.group(4)
+    check(m.group(2) == fk.socket and pidfile == os.path.join(fk.state, "fikitd.pid"),
+          "the configured socket, and the pid file in the state directory")
+    check(open(pidfile).read().strip() == str(pid), "the pid file holds its pid")
+    check(fk.status().startswith("fikitd"), "it answers on its socket")
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.time() + 20
+    while os.path.exists(f"/proc/{pid}") and time.time() < deadline:
+        time.sleep(0.05)
+    check(not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower(),
+          "SIGTERM stopped it")
+    check(not os.path.exists(pidfile), "and its pid file went with it")

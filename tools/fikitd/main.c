@@ -33,8 +33,10 @@ static void usage(FILE *f)
             "  -c, --config FILE      read this fikit.ini (else $FIKIT_CONFIG,\n"
             "                         $XDG_CONFIG_HOME/fikit/fikit.ini, /etc/fikit/fikit.ini)\n"
             "  -f, --foreground       stay in the foreground and log to stderr (for systemd);\n"
-            "                         otherwise fikitd detaches once its socket is ready and\n"
-            "                         logs to STATE_DIR/fikitd.log\n"
+            "                         otherwise fikitd detaches once its socket is ready,\n"
+            "                         says its pid, socket and log, logs to\n"
+            "                         STATE_DIR/fikitd.log and writes its pid to\n"
+            "                         STATE_DIR/fikitd.pid (removed when it stops)\n"
             "  -s, --socket PATH      listen on PATH instead of the configured socket\n"
             "  -l, --log-level LEVEL  error, warn, info, debug or trace (default: fikit.ini)\n"
             "      --trace            record scheduling events from the start (see fikit trace)\n"
@@ -49,7 +51,9 @@ static void usage(FILE *f)
             "2 on a usage error.\n");
 }
 
-static int detach(const char *log_path)
+/* Detaching: the parent says where the daemon is (pid, socket, log, pid
+ * file) once the child is ready, so a user knows how to reach and stop it. */
+static int detach(const char *log_path, const char *socket_path, const char *pid_path)
 {
     int pipefd[2];
     if (pipe(pipefd) != 0)
@@ -63,6 +67,12 @@ static int detach(const char *log_path)
         close(pipefd[1]);
         char ok = 0;
         ssize_t n = read(pipefd[0], &ok, 1);
+        if (n == 1 && ok == 'y')
+            printf("fikitd: running as pid %d, listening on %s; log %s, pid file %s; stop it with "
+                   "kill %d (SIGTERM)\n", (int)pid, socket_path, log_path, pid_path, (int)pid);
+        else
+            fprintf(stderr, "fikitd: did not start: see %s\n", log_path);
+        fflush(stdout);
         _exit(n == 1 && ok == 'y' ? 0 : 1);
     }
     close(pipefd[0]);
@@ -146,12 +156,14 @@ int main(int argc, char **argv)
         return 1;
 
     int ready_fd = -1;
+    char pid_path[PATH_MAX + 16] = "";
     if (!foreground) {
         char state[PATH_MAX], log_path[PATH_MAX + 16];
         fikit_config_state_dir(&d.cfg, state, sizeof state);
         mkdir(state, 0755);
         snprintf(log_path, sizeof log_path, "%s/fikitd.log", state);
-        ready_fd = detach(log_path);
+        snprintf(pid_path, sizeof pid_path, "%s/fikitd.pid", state);
+        ready_fd = detach(log_path, d.socket_path, pid_path);
         if (ready_fd < 0) {
             fprintf(stderr, "fikitd: cannot detach: %s\n", strerror(-ready_fd));
             return 1;
@@ -160,12 +172,23 @@ int main(int argc, char **argv)
     fikit_info("fikitd %s listening on %s (configuration: %s)", FIKIT_VERSION, d.socket_path,
                d.cfg.source[0] ? d.cfg.source : "built-in defaults");
     if (ready_fd >= 0) {
+        /* The pid file of a detached daemon: removed when it stops. */
+        FILE *pf = fopen(pid_path, "w");
+        if (pf) {
+            fprintf(pf, "%d\n", (int)getpid());
+            fclose(pf);
+        } else {
+            fikit_warn("cannot write %s: %s", pid_path, strerror(errno));
+            pid_path[0] = '\0';
+        }
         ssize_t w = write(ready_fd, "y", 1);
         (void)w;
         close(ready_fd);
     }
     int rc = fikitd_run(&d);
     fikitd_shutdown(&d);
+    if (pid_path[0])
+        unlink(pid_path);
     fikit_info("fikitd stopped");
     return rc;
 }
