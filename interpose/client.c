@@ -165,8 +165,11 @@ static void warn_missing(struct fikit_client *c, int err)
     if (c->warned_missing)
         return;
     c->warned_missing = true;
-    fikit_warn("cannot reach fikitd at %s (%s): task %s runs unscheduled (passthrough)",
-               c->socket_path, strerror(-err), c->task);
+    fikit_warn("cannot reach fikitd at %s (%s): task %s runs unscheduled (passthrough)%s",
+               c->socket_path, strerror(-err), c->task,
+               err == -EACCES ? "; the socket admits fikitd's own user and the members of [daemon] "
+                                "socket_group in its fikit.ini (as root, the group fikit): ask to be "
+                                "added, or start a fikitd of your own" : "");
 }
 
 /* Connects if needed. Called with c->lock held. */

@@ -84,6 +84,22 @@ with Fikit(tasks=(("serve", 0), ("batch", 9))) as fk:
           "the profile write in a directory nobody may not write failed with a reason")
     check(open(path, "rb").read() == before, "the previous profile is intact")
 
+    # nobody outside the socket's group: its program runs unscheduled and is
+    # told what admits it (issue 40: the message named neither the group nor
+    # the key).
+    other_gid = next(g.gr_gid for g in groups.getgrall() if g.gr_gid not in (0, want_gid))
+
+    def as_nobody_alone():  # nobody's own group is nogroup, the socket's: another one
+        os.setgroups([])
+        os.setgid(other_gid)
+        os.setuid(nobody.pw_uid)
+    p = subprocess.run([launch_nb, "-c", fk.config, "-t", "batch", "--", batch_nb, "--json", "-c", "20", "-w",
+                        "100"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                       preexec_fn=as_nobody_alone)
+    check(p.returncode == 0 and result(p.stdout)["wrong"] == 0, "outside the group, nobody's program still ran")
+    check("Permission denied" in p.stderr and "socket_group" in p.stderr,
+          f"and says which key admits it: {p.stderr.strip()[-300:]}")
+
     # A full disk: profiles on a small tmpfs, filled up after the first save.
     tiny = os.path.join(fk.dir, "tinyfs")
     os.makedirs(tiny)
