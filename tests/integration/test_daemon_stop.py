@@ -38,6 +38,10 @@ with Fikit() as fk:
           "the configured socket, and the pid file in the state directory")
     check(open(pidfile).read().strip() == str(pid), "the pid file holds its pid")
     check(fk.status().startswith("fikitd"), "it answers on its socket")
+    r2 = subprocess.run([FIKITD, "-f", "-c", fk.config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        env=fk.env, timeout=60)
+    check(r2.returncode != 0 and f"another fikitd is already listening on {fk.socket}: pid {pid}" in r2.stderr,
+          f"a second fikitd is refused and names the first one's pid: {r2.stderr.strip()[-300:]}")
     os.kill(pid, signal.SIGTERM)
     deadline = time.time() + 20
     while os.path.exists(f"/proc/{pid}") and time.time() < deadline:

@@ -130,8 +130,31 @@ int fikitd_listen(struct fikitd *d)
     /* A live daemon keeps its socket; a stale file from a dead one goes. */
     int probe = fikit_proto_connect(d->socket_path);
     if (probe >= 0) {
+        /* Who listens there: the kernel says who called listen(), which a
+         * detached fikitd did before it forked; its pid file says the rest. */
+        struct ucred cr = {0};
+        socklen_t len = sizeof cr;
+        int pid = getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 ? (int)cr.pid : 0;
         close(probe);
-        fikit_error("another fikitd is already listening on %s", d->socket_path);
+        char state[PATH_MAX], pid_path[PATH_MAX + 16], live[64];
+        fikit_config_state_dir(&d->cfg, state, sizeof state);
+        snprintf(pid_path, sizeof pid_path, "%s/fikitd.pid", state);
+        FILE *pf = fopen(pid_path, "r");
+        int from_file = 0;
+        if (pf) {
+            if (fscanf(pf, "%d", &from_file) != 1)
+                from_file = 0;
+            fclose(pf);
+        }
+        snprintf(live, sizeof live, "/proc/%d", from_file);
+        if (from_file > 0 && access(live, F_OK) == 0)
+            pid = from_file;
+        snprintf(live, sizeof live, "/proc/%d", pid);
+        if (pid > 0 && access(live, F_OK) == 0)
+            fikit_error("another fikitd is already listening on %s: pid %d (stop it with kill %d, or give "
+                        "this one another [daemon] socket or --socket)", d->socket_path, pid, pid);
+        else
+            fikit_error("another fikitd is already listening on %s", d->socket_path);
         return -EADDRINUSE;
     }
     unlink(tmp);
