@@ -161,8 +161,8 @@ int main(int argc, char **argv)
         char state[PATH_MAX], log_path[PATH_MAX + 16];
         fikit_config_state_dir(&d.cfg, state, sizeof state);
         mkdir(state, 0755);
-        snprintf(log_path, sizeof log_path, "%s/fikitd.log", state);
-        snprintf(pid_path, sizeof pid_path, "%s/fikitd.pid", state);
+        fikitd_state_file(&d.cfg, FIKITD_LOG_FILE, log_path, sizeof log_path);
+        fikitd_state_file(&d.cfg, FIKITD_PID_FILE, pid_path, sizeof pid_path);
         ready_fd = detach(log_path, d.socket_path, pid_path);
         if (ready_fd < 0) {
             fprintf(stderr, "fikitd: cannot detach: %s\n", strerror(-ready_fd));

@@ -89,6 +89,13 @@ static int activated_socket(struct fikitd *d)
     return 3;
 }
 
+void fikitd_state_file(const struct fikit_config *cfg, const char *name, char *buf, size_t len)
+{
+    char state[PATH_MAX];
+    fikit_config_state_dir(cfg, state, sizeof state);
+    snprintf(buf, len, "%s/%s", state, name);
+}
+
 int fikitd_listen(struct fikitd *d)
 {
     int act = activated_socket(d);
@@ -136,9 +143,8 @@ int fikitd_listen(struct fikitd *d)
         socklen_t len = sizeof cr;
         int pid = getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 ? (int)cr.pid : 0;
         close(probe);
-        char state[PATH_MAX], pid_path[PATH_MAX + 16], live[64];
-        fikit_config_state_dir(&d->cfg, state, sizeof state);
-        snprintf(pid_path, sizeof pid_path, "%s/fikitd.pid", state);
+        char pid_path[PATH_MAX + 16], live[64];
+        fikitd_state_file(&d->cfg, FIKITD_PID_FILE, pid_path, sizeof pid_path);
         FILE *pf = fopen(pid_path, "r");
         int from_file = 0;
         if (pf) {
