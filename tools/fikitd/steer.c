@@ -19,16 +19,11 @@ static void apply(struct fikitd_device *dev)
     }
 }
 
-/* The task in s as the controllers see it, with the reference ref. */
-static void enter(struct fikitd_device *dev, int s, const struct fikit_budget_ref *ref)
-{
-    const struct fikitd_slot_info *info = &dev->slots[s];
-    fikit_budget_set_add(&dev->budgets, s, info->level, info->beside, info->steer.budget, ref);
-}
-
 void fikitd_steer_add(struct fikitd_device *dev, int s)
 {
-    enter(dev, s, NULL);
+    /* Steered once its reference comes (fikitd_steer_sync). */
+    const struct fikitd_slot_info *info = &dev->slots[s];
+    fikit_budget_set_add(&dev->budgets, s, info->level, info->beside, info->steer.budget, NULL);
     apply(dev);
 }
 
