@@ -46,6 +46,9 @@ struct fikit_backend_ops {
     /* Aligned so that what every launch reads (kind, captures_open, and
      * marker_begin when it is timed) shares one cache line. */
     _Alignas(64) enum fikit_backend_kind kind;
+    /* Whether the backend's hooks can confine a launch to part of the
+     * device's SMs (struct fikit_gate's sm_pct; CUDA: green contexts). */
+    bool confines;
     const char *name;
 
     /* The mangled name of l's kernel (l->kernel, non-NULL) into buf. 0 or a

@@ -22,6 +22,7 @@ static const char *const backend_choice_names[] = {"auto", "cuda", "hip", "openc
 static const char *const substrate_names[] = {"timeslice", "mps"};
 static const char *const share_names[] = {"gaps", "beside"};
 static const char *const on_missing_names[] = {"passthrough", "fail"};
+static const char *const lower_cap_names[] = {"threads", "launches"};
 
 const char *fikit_backend_choice_name(enum fikit_backend_choice b)
 {
@@ -51,6 +52,11 @@ const char *fikit_share_name(enum fikit_share s)
     return (unsigned)s < 2 ? share_names[s] : "?";
 }
 
+const char *fikit_lower_cap_name(enum fikit_lower_cap c)
+{
+    return (unsigned)c < 2 ? lower_cap_names[c] : "?";
+}
+
 static const char *on_missing_name(int i)
 {
     return (unsigned)i < 2 ? on_missing_names[i] : "?";
@@ -62,6 +68,7 @@ static const char *log_level_name(int i) { return fikit_log_level_name((enum fik
 static const char *policy_name(int i) { return fikit_policy_name((enum fikit_policy)i); }
 static const char *substrate_name(int i) { return fikit_substrate_name((enum fikit_substrate)i); }
 static const char *share_name(int i) { return fikit_share_name((enum fikit_share)i); }
+static const char *lower_cap_name(int i) { return fikit_lower_cap_name((enum fikit_lower_cap)i); }
 static const char *off_on_name(int i) { return i == 0 ? "off" : i == 1 ? "on" : "?"; }
 
 uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s)
@@ -110,6 +117,7 @@ const struct fikit_conf_key fikit_conf_keys[] = {
     {"scheduler", "max_wait_ms", UINT(0, 3600000, MS), .def = "1000", CFG(max_wait_ns)},
     {"scheduler", "mps_lower_share", ENUM(share_name, 2), .def = "beside", CFG(mps_lower_share)},
     {"scheduler", "mps_lower_thread_percentage", UINT(1, 99, COUNT), .def = "70", CFG(mps_lower_thread_pct)},
+    {"scheduler", "mps_lower_cap", ENUM(lower_cap_name, 2), .def = "threads", CFG(mps_lower_cap)},
     {"scheduler", "beside_max_slowdown", DOUBLE(1.0, 10.0), .zero_off = true, .def = "0",
      CFG(beside_max_slowdown)},
     {"scheduler", "latency_budget", DOUBLE(1.0, 10.0), .zero_off = true, .def = "1.1", CFG(latency_budget)},
@@ -708,6 +716,12 @@ void fikit_config_task_sharing(const struct fikit_config *c, const struct fikit_
         out->share = out->thread_pct < 100 ? FIKIT_SHARE_BESIDE : FIKIT_SHARE_GAPS;
     }
     out->low_client_priority = priority >= 1;
+    if (out->share == FIKIT_SHARE_BESIDE && c->mps_lower_cap == FIKIT_CAP_LAUNCHES) {
+        /* An uncapped MPS client: a thread cap and a green context do not
+         * combine (cuDevSmResourceSplitByCount refuses under one). */
+        out->confine_pct = out->thread_pct;
+        out->thread_pct = 0;
+    }
 }
 
 double fikit_config_task_budget(const struct fikit_config *c, const struct fikit_task_conf *tc, int priority)

@@ -52,6 +52,14 @@ enum fikit_share {
 #define FIKIT_SHARE_NAMES "gaps, beside"
 const char *fikit_share_name(enum fikit_share s);
 
+/* How a beside task on MPS is kept off the SMs that higher levels need. */
+enum fikit_lower_cap {
+    FIKIT_CAP_THREADS = 0, /* MPS's thread cap, for its whole run (fikit-launch sets it) */
+    FIKIT_CAP_LAUNCHES,    /* each launch made while a higher level is active goes into a
+                            * green context of its share (CUDA); the rest have the whole device */
+};
+const char *fikit_lower_cap_name(enum fikit_lower_cap c);
+
 struct fikit_task_conf {
     char name[FIKIT_NAME_MAX];
     int priority;              /* 0..9 */
@@ -90,6 +98,7 @@ struct fikit_config {
     double latency_budget;     /* for tasks of priority 0 that set none; 0 = off */
     enum fikit_share mps_lower_share; /* tasks of priority 1-9 on MPS without a share */
     int mps_lower_thread_pct;  /* their thread cap when that is beside: 1..99 */
+    enum fikit_lower_cap mps_lower_cap; /* how a beside task's share is kept */
     int pauses;                /* 1: on (short kernels go in a pause), 0: off */
     uint64_t poll_ns;
     uint64_t spin_ns; /* FIKIT_SPIN_ALWAYS: held launches spin for as long as they are held;
@@ -195,10 +204,17 @@ const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, co
 struct fikit_task_sharing {
     enum fikit_share share;
     int thread_pct;           /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE to set; 0: none */
+    int confine_pct;          /* mps_lower_cap = launches: the share of the SMs fikit confines
+                               * its launches to while a higher level is active; 0: none */
     bool low_client_priority; /* CUDA_MPS_CLIENT_PRIORITY=1 (below normal) to set */
 };
 void fikit_config_task_sharing(const struct fikit_config *c, const struct fikit_task_conf *tc,
                                int priority, struct fikit_task_sharing *out);
+/* Its share of the SMs, however kept (percent; 0: the whole device). */
+static inline int fikit_task_sm_share(const struct fikit_task_sharing *s)
+{
+    return s->thread_pct ? s->thread_pct : s->confine_pct;
+}
 /* "serve, train" into buf, for "known tasks: ..." messages. */
 void fikit_config_task_list(const struct fikit_config *c, char *buf, size_t len);
 

@@ -129,13 +129,24 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
         return;
     }
     if (beside) {
-        /* The MPS thread cap, not fikit, keeps a beside task off the SMs
-         * the higher levels need; while the level above runs slower than
+        /* The MPS thread cap, or fikit's confinement of each launch, keeps
+         * a beside task off the SMs the higher levels need; while the level above runs slower than
          * beside_max_slowdown allows, it shares only their gaps, looking
          * again shortly rather than being held (fikitd would keep it for a
          * gap alone). */
         bool too_slow = v->beside_max_slowdown_ppm && slowdown > v->beside_max_slowdown_ppm;
-        if (!too_slow || try_fill(v, now, dur_ns, out))
+        if (!too_slow) {
+            /* Where fikit confines the launches itself, it goes into the
+             * share the budget's step gives, else the configured one; a
+             * launch into a gap (below) or while the levels above are idle
+             * (above) has the whole device. */
+            if (v->confine_pct) {
+                uint32_t pct = v->knobs.sm_pct ? v->knobs.sm_pct : v->confine_pct;
+                out->sm_pct = pct < 100 ? pct : 0;
+            }
+            return;
+        }
+        if (try_fill(v, now, dur_ns, out))
             return;
         out->kind = FIKIT_ADMIT_RECHECK;
         out->until_ns = now + FIKIT_BESIDE_RECHECK_NS;

@@ -52,6 +52,10 @@ struct fikit_view {
     /* The launching task. */
     int level;
     bool beside;              /* share = beside, in force */
+    uint32_t confine_pct;     /* a beside task whose launches fikit confines
+                               * (mps_lower_cap = launches): its configured
+                               * share of the SMs, percent; 0: capped by
+                               * other means (MPS's thread cap) or not beside */
     uint64_t own_busy_until_ns;
     /* What the budget of a level above lets it do while that level is
      * active (fikitd's controller, core/budget.h); zero: as configured. */
@@ -74,6 +78,8 @@ struct fikit_admit {
     struct fikit_fill_rooms rooms;   /* FILL (and HOLD, for the record) */
     uint64_t room_ns;                /* FILL: the room it found (end - start) */
     uint64_t fill_until_ns;          /* FILL: the new end of the clients' fills */
+    uint32_t sm_pct;                 /* GO: confine the launch to this share of the
+                                      * SMs (percent, 1-99); 0: the whole device */
 };
 
 /* A slot's slowdown measured longer ago than this (its task went quiet or

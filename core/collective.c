@@ -26,7 +26,12 @@ void fikit_collective_admit(const struct fikit_view *v, uint64_t now, uint64_t d
                             struct fikit_admit *out)
 {
     fikit_admit(v, now, dur_ns, out);
-    if (!collective || out->kind == FIKIT_ADMIT_GO || out->kind == FIKIT_ADMIT_FILL)
+    if (!collective)
+        return;
+    /* Never confined to part of the SMs: a collective's blocks wait for
+     * their peers, and on fewer SMs its peers on other devices would. */
+    out->sm_pct = 0;
+    if (out->kind == FIKIT_ADMIT_GO || out->kind == FIKIT_ADMIT_FILL)
         return;
     /* Its peers on other devices may already wait in it: never make them
      * wait longer. The rooms stay, for the record. */

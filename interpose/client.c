@@ -58,6 +58,8 @@ static void after_fork_child(void)
  * cap must be in this process's environment (fikit-launch puts it there). */
 static bool thread_cap_in_force(const char *task, int thread_pct)
 {
+    if (!thread_pct)
+        return false;
     const char *cap = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
     char *end = NULL;
     long v = cap && *cap ? strtol(cap, &end, 10) : 0;
@@ -67,6 +69,34 @@ static bool thread_cap_in_force(const char *task, int thread_pct)
                "%d; start the task with fikit-launch): it shares only the gaps of higher levels",
                task, cap ? "'" : "not set", cap ? cap : "", cap ? "'" : "", thread_pct);
     return false;
+}
+
+/* mps_lower_cap = launches: fikit confines the launches, unless a thread
+ * cap is in the environment anyway (green contexts cannot be made under
+ * one), which then keeps the task to its share instead. */
+static void confine_or_cap(struct fikit_client *c, struct fikit_task_sharing *s)
+{
+    const char *cap = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+    char *end = NULL;
+    long v = cap && *cap ? strtol(cap, &end, 10) : 100;
+    if (end && *end)
+        v = 100;
+    if (v >= 100) {
+        c->confine_pct = (uint32_t)s->confine_pct;
+        return;
+    }
+    fikit_debug("task %s: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%s keeps it to its share; its launches are "
+                "not confined", c->task, cap);
+    s->thread_pct = s->confine_pct;
+}
+
+void fikit_client_confine_failed(const char *why)
+{
+    struct fikit_client *c = &fikit_client;
+    bool was = false;
+    if (atomic_compare_exchange_strong(&c->confine_failed, &was, true))
+        fikit_warn("task %s: cannot confine its launches to %u%% of the SMs (%s): it shares only the gaps "
+                   "of higher levels", c->task, c->confine_pct, why);
 }
 
 static void init_once_fn(void)
@@ -116,7 +146,10 @@ static void init_once_fn(void)
     }
     struct fikit_task_sharing sharing;
     fikit_config_task_sharing(&c->cfg, tc, c->priority, &sharing);
-    c->beside = sharing.share == FIKIT_SHARE_BESIDE && thread_cap_in_force(c->task, sharing.thread_pct);
+    if (sharing.share == FIKIT_SHARE_BESIDE && sharing.confine_pct)
+        confine_or_cap(c, &sharing);
+    c->beside = sharing.share == FIKIT_SHARE_BESIDE &&
+                (c->confine_pct || thread_cap_in_force(c->task, sharing.thread_pct));
     const char *measure = getenv("FIKIT_MEASURE");
     c->measure = measure && strcmp(measure, "1") == 0;
     c->backend = c->cfg.backend;

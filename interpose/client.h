@@ -87,7 +87,7 @@ struct fikit_client {
     _Atomic int ndevs;
     uint32_t sample_period; /* 0: never sample (outside measure mode) */
     bool measure;
-    bool beside; /* share = beside, with its MPS thread cap in force: never held */
+    bool beside; /* share = beside, kept to its share (MPS thread cap, or confine_pct): never held */
     /* Owned by selftime.c and fault.c (set by their constructors), read on
      * every launch: kept in this line, where a launch that finds the
      * process's data out of cache pays one miss for all of them. */
@@ -100,6 +100,11 @@ struct fikit_client {
     _Alignas(64) _Atomic uint64_t launch_seq;
     _Atomic uint64_t last_key;
     _Atomic uint32_t sample_countdown;
+    /* mps_lower_cap = launches: the share of the SMs its launches are
+     * confined to while a higher level is active (0: none), and whether
+     * confining failed once (then it shares only gaps, as without a cap). */
+    uint32_t confine_pct;
+    _Atomic bool confine_failed;
 
     _Alignas(64) pthread_mutex_t lock; /* registration and the fields below it */
     bool disabled;        /* configuration unusable: plain passthrough */
@@ -146,6 +151,28 @@ struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *
  * unreadable. Does nothing if the client's lock is taken. Whether it
  * mapped any. */
 bool fikit_client_fetch_slots(struct fikit_registration *r, uint64_t want);
+/* Whether this task runs beside higher levels on a launch of ops's API,
+ * and the share of the SMs fikit confines such a launch to (*confine_pct,
+ * 0: none): where its share is kept by confining launches, only an API
+ * whose backend can (ops->confines) and until confining failed. */
+static inline bool fikit_client_beside(const struct fikit_backend_ops *ops, uint32_t *confine_pct)
+{
+    const struct fikit_client *c = &fikit_client;
+    *confine_pct = 0;
+    if (!c->beside)
+        return false;
+    if (!c->confine_pct)
+        return true;
+    if (!ops->confines || atomic_load_explicit(&c->confine_failed, memory_order_relaxed))
+        return false;
+    *confine_pct = c->confine_pct;
+    return true;
+}
+/* Confining a launch failed for a reason that will not pass (no green
+ * contexts on this driver): says so once on stderr, and the task shares
+ * only gaps from now on. */
+void fikit_client_confine_failed(const char *why);
+
 /* Notices a lost daemon and rejoins a new one (the housekeeping thread, and
  * a held launch that waits long). */
 void fikit_client_check_daemon(void);

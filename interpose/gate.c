@@ -340,8 +340,9 @@ static void sleep_until(uint64_t until)
 /* Asks fikit_admit whether the launch goes now, fills a gap by itself,
  * waits for its queue to drain or to look again, or is held for fikitd,
  * and does what it says: returns when the launch may go. */
-static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, const char *name,
-                      uint64_t dur, bool collective, uint64_t now)
+static uint64_t admit(struct fikit_registration *r, const struct fikit_backend_ops *ops, void *stream,
+                      uint64_t key, const char *name, uint64_t dur, bool collective, uint64_t now,
+                      uint32_t *sm_pct)
 {
     if (fikit_admit_nothing_above(atomic_load_explicit(&r->hdr->level_mask, memory_order_relaxed),
                                   r->level))
@@ -351,18 +352,22 @@ static uint64_t admit(struct fikit_registration *r, void *stream, uint64_t key, 
         struct fikit_view v;
         struct fikit_admit a;
         uint64_t unmapped = 0;
-        fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks, &unmapped);
+        uint32_t confine_pct;
+        bool beside = fikit_client_beside(ops, &confine_pct);
+        fikit_shm_view(r->shm, r->slot_index, r->level, beside, &v, tasks, &unmapped);
         /* A task above that this process has no mapping of yet (it
          * registered since): ask fikitd for it once, and look again if
          * that mapped it (else it stays unreadable: the launch holds). */
         if (unmapped && fikit_client_fetch_slots(r, unmapped))
-            fikit_shm_view(r->shm, r->slot_index, r->level, fikit_client.beside, &v, tasks, NULL);
+            fikit_shm_view(r->shm, r->slot_index, r->level, beside, &v, tasks, NULL);
+        v.confine_pct = confine_pct;
         /* Its own queue as it knows it, not as the slot shows it: a pace
          * lasts at most what the task itself launched. */
         v.own_busy_until_ns = fikit_shm_own_busy_until(&r->own);
         fikit_collective_admit(&v, now, dur, collective, &a);
         switch (a.kind) {
         case FIKIT_ADMIT_GO:
+            *sm_pct = a.sm_pct;
             return now;
         case FIKIT_ADMIT_FILL: {
             /* Taken by compare-and-swap: another client or fikitd may have
@@ -435,7 +440,7 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
 
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
     if (r) {
-        uint64_t now = admit(r, l->stream, g->key, g->name, dur, collective, fikit_now_ns());
+        uint64_t now = admit(r, ops, l->stream, g->key, g->name, dur, collective, fikit_now_ns(), &g->sm_pct);
         /* The publication is for the levels below, which fill its gaps
          * (and for the trace): with none registered, the launch is only
          * counted, and the slot written once a millisecond for status. */

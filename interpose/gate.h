@@ -21,6 +21,8 @@ struct fikit_gate {
     uint64_t key, prev, seq;
     bool sample;
     bool burst_first;                /* it opened a burst: the program waited before it */
+    uint32_t sm_pct;                 /* confine it to this share of the SMs (percent);
+                                      * 0: the whole device (struct fikit_admit) */
     struct fikit_registration *reg;  /* where it was published or counted; NULL: neither */
     uint64_t ticket;                 /* that update (fikit_shm_withdraw_own) */
     struct fikit_trace_event launch_event; /* traced once launched; type 0: not traced */

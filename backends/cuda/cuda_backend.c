@@ -84,6 +84,11 @@ static bool ready(void)
     return drv_ok;
 }
 
+void *fikit_cuda_driver_proc(const char *name, int version)
+{
+    return ready() ? lookup(name, version) : NULL;
+}
+
 /* ------------------------------------------------------------ describing */
 
 bool fikit_cuda_describe(struct fikit_launch_desc *l, void *f, CUstream s, bool ptsz,
@@ -183,6 +188,7 @@ FIKIT_EVENT_PAIR_OVER(drv, CUevent, CUstream, CUDA_SUCCESS, CUDA_ERROR_NOT_READY
 
 const struct fikit_backend_ops fikit_cuda_ops = {
     .kind = FIKIT_BACKEND_CUDA,
+    .confines = true,
     .name = "cuda",
     .kernel_name = kernel_name,
     .device_identity = device_identity,

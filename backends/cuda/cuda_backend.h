@@ -34,5 +34,8 @@ extern struct fikit_captures fikit_cuda_captures;
 typedef CUresult (*fikit_cu_get_proc_fn)(const char *, void **, int, cuuint64_t,
                                          CUdriverProcAddressQueryResult *);
 void fikit_cuda_set_get_proc(fikit_cu_get_proc_fn fn);
+/* A driver function by name and the ABI version it was written against;
+ * NULL if the driver lacks it or is not reached yet. */
+void *fikit_cuda_driver_proc(const char *name, int version);
 
 #endif

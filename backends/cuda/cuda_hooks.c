@@ -5,6 +5,7 @@
  * libcudart, and with it cuBLAS, cuDNN and PyTorch, reach the driver. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_confine.h"
 #include "interpose/burst.h"
 #include "interpose/hooks.h"
 #include "interpose/launch.h"
@@ -156,6 +157,29 @@ static CUresult end(struct fikit_launch *x, CUresult r)
     return r;
 }
 
+/* Where the gate confines the launch to part of the SMs (x->gate.sm_pct):
+ * into a green context's stream, ordered against the program's
+ * (backends/cuda/cuda_confine.h). False: it goes as the program asked. */
+static bool confine_begin(struct fikit_launch *x, struct fikit_cuda_redirect *rd)
+{
+    if (!x->gate.sm_pct)
+        return false;
+    if (fikit_cuda_confine_begin(&x->desc, x->gate.sm_pct, rd))
+        return true;
+    if (rd->failed)
+        fikit_client_confine_failed(rd->failed);
+    return false;
+}
+
+static bool confine_end(struct fikit_cuda_redirect *rd, CUresult r)
+{
+    if (fikit_cuda_confine_end(rd, r))
+        return true;
+    if (rd->failed)
+        fikit_client_confine_failed(rd->failed);
+    return false;
+}
+
 static CUresult launch(int id, bool ptsz, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                        unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s,
                        void **params, void **extra)
@@ -167,6 +191,14 @@ static CUresult launch(int id, bool ptsz, CUfunction f, unsigned gx, unsigned gy
     struct fikit_launch x;
     if (!begin(&x, ptsz, (void *)f, s, grid, block, shmem, false))
         return real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
+    struct fikit_cuda_redirect rd;
+    if (confine_begin(&x, &rd)) {
+        CUresult r = real(f, gx, gy, gz, bx, by, bz, shmem, rd.stream, params, extra);
+        if (fikit_cuda_confine_retry(&rd, r))
+            r = real(f, gx, gy, gz, bx, by, bz, shmem, rd.stream, params, extra);
+        if (confine_end(&rd, r))
+            return end(&x, r);
+    }
     return end(&x, real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
 }
 
@@ -184,6 +216,25 @@ EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned 
     return launch(H_LAUNCH_PTSZ, true, f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
 }
 
+/* A launch with attributes moves only where none of them ties it to the
+ * whole device or to its stream: clusters need their SMs together,
+ * cooperative grids all their blocks resident, and a programmatic or
+ * completion event dependency names the stream it was launched into. */
+static bool attributes_confinable(const CUlaunchConfig *c)
+{
+    for (unsigned i = 0; i < c->numAttrs; i++)
+        switch (c->attrs[i].id) {
+        case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+        case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+        case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+        case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+            break;
+        default:
+            return false;
+        }
+    return true;
+}
+
 static CUresult launch_ex(int id, bool ptsz, const CUlaunchConfig *c, CUfunction f, void **params,
                           void **extra)
 {
@@ -197,6 +248,16 @@ static CUresult launch_ex(int id, bool ptsz, const CUlaunchConfig *c, CUfunction
     struct fikit_launch x;
     if (!begin(&x, ptsz, (void *)f, c->hStream, grid, block, c->sharedMemBytes, false))
         return real(c, f, params, extra);
+    struct fikit_cuda_redirect rd;
+    if (attributes_confinable(c) && confine_begin(&x, &rd)) {
+        CUlaunchConfig moved = *c;
+        moved.hStream = rd.stream;
+        CUresult r = real(&moved, f, params, extra);
+        if (fikit_cuda_confine_retry(&rd, r))
+            r = real(&moved, f, params, extra);
+        if (confine_end(&rd, r))
+            return end(&x, r);
+    }
     return end(&x, real(c, f, params, extra));
 }
 

@@ -224,6 +224,37 @@ Test(admit, beside_goes_unless_the_level_above_runs_too_slow)
     cr_assert_eq(admit(50 * MS, 1 * MS), FIKIT_ADMIT_GO, "beside is never paced");
 }
 
+/* Where fikit confines a beside task's launches itself (green contexts),
+ * the answer says into what share: the budget's step, else the configured
+ * share, and the whole device for a fill or while the level above idles. */
+Test(admit, a_confined_beside_launch_gets_its_share_only_while_the_level_above_is_active)
+{
+    setup(0, 50 * US, 300 * US);
+    V.beside = true;
+    cr_assert_eq(admit(10 * US, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 0, "capped by MPS's threads: nothing for fikit to confine");
+    V.confine_pct = 70;
+    cr_assert_eq(admit(10 * US, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 70, "the service is active: the configured share");
+    fikit_budget_step_knobs(FIKIT_BUDGET_GAPS_TOP + 1, 100 * US, 70, &V.knobs);
+    V.own_busy_until_ns = 0;
+    cr_assert_eq(admit(10 * US, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 35, "the budget's lowest beside step: half the configured share");
+    fikit_budget_step_knobs(FIKIT_BUDGET_TOP, 100 * US, 0, &V.knobs);
+    cr_assert_eq(admit(10 * US, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 0, "a share of 100 % is the whole device");
+    memset(&V.knobs, 0, sizeof V.knobs);
+    V.beside_max_slowdown_ppm = 1100000;
+    T[0].slowdown_ppm = 1200000;
+    T[0].slowdown_ns = 5 * US;
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_FILL, "too slow: shares the gaps");
+    cr_assert_eq(A.sm_pct, 0, "a fill has the whole device");
+    T[0].slowdown_ppm = 0;
+    T[0].idle_after_ns = 0;
+    cr_assert_eq(admit(50 * MS, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 0, "the level above idle: the whole device");
+}
+
 Test(admit, beyond_max_queued_only_the_sure_room)
 {
     /* A gap of spread length: p1 (sure) far below p30 (gap_confidence). */

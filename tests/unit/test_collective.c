@@ -101,6 +101,19 @@ Test(collective, never_paced_or_rechecked)
     cr_assert_eq(admit(10 * US, 100 * US, true), FIKIT_ADMIT_GO);
 }
 
+Test(collective, never_confined_to_part_of_the_sms)
+{
+    /* A beside task whose launches fikit confines: its other kernels go
+     * into its share while the service is active, a collective's never. */
+    setup(50 * US, 300 * US);
+    V.beside = true;
+    V.confine_pct = 50;
+    cr_assert_eq(admit(10 * US, 100 * US, false), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 50);
+    cr_assert_eq(admit(10 * US, 100 * US, true), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 0, "a collective has the whole device");
+}
+
 Test(collective, the_same_answer_for_any_other_launch)
 {
     /* Over a range of instants and durations, a launch that is not a

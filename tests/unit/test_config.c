@@ -143,7 +143,7 @@ Test(config, unknown_key)
     expect_error("[scheduler]\npolicy = fill\npolcy = strict\n",
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
                  "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, pauses, recheck_us, "
-                 "starve_after_us, max_queued_us, max_wait_ms, mps_lower_share, mps_lower_thread_percentage, "
+                 "starve_after_us, max_queued_us, max_wait_ms, mps_lower_share, mps_lower_thread_percentage, mps_lower_cap, "
                  "beside_max_slowdown, latency_budget, poll_us, spin_us)");
 }
 
@@ -204,6 +204,41 @@ Test(config, share_beside_needs_a_thread_cap_under_mps)
                  "mps_thread_percentage 100)");
     expect_error("[task.train]\npriority = 9\nshare = always\n",
                  "3: [task.train] share = always: unknown value (accepted: gaps, beside)");
+}
+
+/* One rule for fikit-launch, the client and fikitd: with mps_lower_cap =
+ * launches a beside task gets no thread cap but the same share, kept by
+ * confining its launches. */
+Test(config, mps_lower_cap_launches_trades_the_thread_cap_for_confined_launches)
+{
+    struct fikit_config c;
+    struct fikit_err err;
+    struct fikit_task_sharing s;
+    fikit_config_defaults(&c);
+    cr_assert_eq(c.mps_lower_cap, FIKIT_CAP_THREADS);
+    cr_assert_eq(fikit_config_load_file(write_ini("[scheduler]\nsubstrate = mps\nmps_lower_cap = launches\n"
+                                                  "[task.train]\npriority = 9\nmps_thread_percentage = 40\n"
+                                                  "share = beside\n"),
+                                        &c, &err),
+                 0, "%s", err.msg);
+    fikit_config_task_sharing(&c, NULL, 5, &s);
+    cr_assert_eq(s.share, FIKIT_SHARE_BESIDE);
+    cr_assert_eq(s.thread_pct, 0, "no thread cap: green contexts cannot be made under one");
+    cr_assert_eq(s.confine_pct, 70, "mps_lower_thread_percentage is the share");
+    cr_assert_eq(fikit_task_sm_share(&s), 70);
+    cr_assert(s.low_client_priority);
+    fikit_config_task_sharing(&c, fikit_config_task(&c, "train"), 9, &s);
+    cr_assert_eq(s.thread_pct, 0);
+    cr_assert_eq(s.confine_pct, 40, "the task's own share");
+    fikit_config_task_sharing(&c, NULL, 0, &s);
+    cr_assert_eq(s.share, FIKIT_SHARE_GAPS);
+    cr_assert_eq(s.confine_pct, 0, "priority 0 is never confined");
+    c.mps_lower_cap = FIKIT_CAP_THREADS;
+    fikit_config_task_sharing(&c, NULL, 5, &s);
+    cr_assert_eq(s.thread_pct, 70);
+    cr_assert_eq(s.confine_pct, 0);
+    expect_error("[scheduler]\nmps_lower_cap = green\n",
+                 "2: [scheduler] mps_lower_cap = green: unknown value (accepted: threads, launches)");
 }
 
 Test(config, beside_max_slowdown_is_off_or_a_slowdown)

@@ -1,0 +1,357 @@
+#include "backends/cuda/cuda_confine.h"
+#include "backends/cuda/cuda_backend.h"
+
+#include "core/log.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------ driver functions */
+
+static struct {
+    CUresult (*CtxGetDevice)(CUdevice *);
+    CUresult (*CtxPushCurrent)(CUcontext);
+    CUresult (*CtxPopCurrent)(CUcontext *);
+    CUresult (*PrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*PrimaryCtxRelease)(CUdevice);
+    CUresult (*DeviceGetDevResource)(CUdevice, CUdevResource *, CUdevResourceType);
+    CUresult (*SmResourceSplitByCount)(CUdevResource *, unsigned *, const CUdevResource *, CUdevResource *,
+                                       unsigned, unsigned);
+    CUresult (*ResourceGenerateDesc)(CUdevResourceDesc *, CUdevResource *, unsigned);
+    CUresult (*GreenCtxCreate)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned);
+    CUresult (*CtxFromGreenCtx)(CUcontext *, CUgreenCtx);
+    CUresult (*GreenCtxStreamCreate)(CUstream *, CUgreenCtx, unsigned, int);
+    CUresult (*StreamGetGreenCtx)(CUstream, CUgreenCtx *);
+    CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
+    CUresult (*StreamSynchronize)(CUstream);
+    CUresult (*EventCreate)(CUevent *, unsigned);
+    CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*GetErrorName)(CUresult, const char **);
+} drv;
+
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+static bool drv_ok;
+
+static void resolve(void)
+{
+#define GET(field, name, version) drv.field = fikit_cuda_driver_proc(name, version)
+    GET(CtxGetDevice, "cuCtxGetDevice", 2000);
+    GET(CtxPushCurrent, "cuCtxPushCurrent", 4000);
+    GET(CtxPopCurrent, "cuCtxPopCurrent", 4000);
+    GET(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000);
+    GET(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000);
+    GET(DeviceGetDevResource, "cuDeviceGetDevResource", 12040);
+    GET(SmResourceSplitByCount, "cuDevSmResourceSplitByCount", 12040);
+    GET(ResourceGenerateDesc, "cuDevResourceGenerateDesc", 12040);
+    GET(GreenCtxCreate, "cuGreenCtxCreate", 12040);
+    GET(CtxFromGreenCtx, "cuCtxFromGreenCtx", 12040);
+    GET(GreenCtxStreamCreate, "cuGreenCtxStreamCreate", 12050);
+    GET(StreamGetGreenCtx, "cuStreamGetGreenCtx", 12040);
+    GET(StreamWaitEvent, "cuStreamWaitEvent", 3020);
+    GET(StreamSynchronize, "cuStreamSynchronize", 2000);
+    GET(EventCreate, "cuEventCreate", 2000);
+    GET(EventRecord, "cuEventRecord", 2000);
+    GET(GetErrorName, "cuGetErrorName", 6000);
+#undef GET
+    drv_ok = drv.CtxGetDevice && drv.CtxPushCurrent && drv.CtxPopCurrent && drv.PrimaryCtxRetain &&
+             drv.PrimaryCtxRelease && drv.DeviceGetDevResource && drv.SmResourceSplitByCount &&
+             drv.ResourceGenerateDesc && drv.GreenCtxCreate && drv.CtxFromGreenCtx && drv.GreenCtxStreamCreate &&
+             drv.StreamGetGreenCtx && drv.StreamWaitEvent && drv.StreamSynchronize && drv.EventCreate &&
+             drv.EventRecord;
+}
+
+/* "cuGreenCtxCreate: CUDA_ERROR_NOT_SUPPORTED", kept for the one message. */
+static char why_buf[160];
+static const char *why(const char *call, CUresult r)
+{
+    const char *n = NULL;
+    if (!drv.GetErrorName || drv.GetErrorName(r, &n) != CUDA_SUCCESS || !n)
+        n = "an error";
+    snprintf(why_buf, sizeof why_buf, "%s: %s (%d)", call, n, (int)r);
+    return why_buf;
+}
+
+/* ------------------------------------------------------------- the pool */
+
+/* Lanes per partition: a program stream's launches go through the lane its
+ * handle hashes to. Streams that share a lane are ordered after each other
+ * while confined (more order, never less). */
+#define LANES 16
+/* Partitions a process makes: per device and size of share. */
+#define PARTITIONS 16
+/* Devices (primary contexts) a process confines on. */
+#define CONTEXTS 8
+
+struct fikit_cuda_lane {
+    pthread_mutex_t lock;
+    bool made;
+    CUstream green;  /* in the green context */
+    CUevent before;  /* made in the primary context, recorded on the program's stream */
+    CUevent after;   /* made in the green context, recorded on the green stream */
+};
+
+struct partition {
+    _Atomic int state; /* 0: not made, 1: made, -1: failed */
+    CUcontext owner;   /* the primary context */
+    unsigned sms;
+    CUgreenCtx green;
+    CUcontext green_ctx;
+    struct fikit_cuda_lane lanes[LANES];
+};
+
+/* What a primary context's device offers. */
+struct context {
+    CUcontext ctx;     /* NULL: free */
+    bool primary;      /* a device's primary context: launches there may move */
+    CUdevice dev;
+    CUdevResource sm;  /* the device's SMs */
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct context contexts[CONTEXTS];
+static struct partition partitions[PARTITIONS];
+/* Whether a launch into a green stream needs the green context current:
+ * 0 not known yet, 1 no, 2 yes (found by the first launch). */
+static _Atomic int push_mode;
+/* Green launches refused since the last one taken. */
+static _Atomic unsigned strikes;
+/* One green context current on one thread at a time: the launches that
+ * push it are serialised. */
+static pthread_mutex_t push_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct context *context_of(CUcontext ctx, const char **failed)
+{
+    for (int i = 0; i < CONTEXTS; i++) {
+        CUcontext c = __atomic_load_n(&contexts[i].ctx, __ATOMIC_ACQUIRE);
+        if (c == ctx)
+            return &contexts[i];
+        if (!c)
+            break;
+    }
+    pthread_mutex_lock(&pool_lock);
+    struct context *found = NULL;
+    for (int i = 0; i < CONTEXTS && !found; i++) {
+        struct context *c = &contexts[i];
+        if (c->ctx == ctx) {
+            found = c;
+        } else if (!c->ctx) {
+            struct context n = {.ctx = ctx};
+            CUcontext primary = NULL;
+            CUresult r;
+            if (drv.CtxGetDevice(&n.dev) == CUDA_SUCCESS && drv.PrimaryCtxRetain(&primary, n.dev) == CUDA_SUCCESS) {
+                n.primary = primary == ctx;
+                drv.PrimaryCtxRelease(n.dev);
+            }
+            if (n.primary && (r = drv.DeviceGetDevResource(n.dev, &n.sm, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
+                *failed = why("cuDeviceGetDevResource", r);
+                n.primary = false;
+            }
+            *c = n;
+            __atomic_store_n(&c->ctx, ctx, __ATOMIC_RELEASE);
+            found = c;
+        }
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return found;
+}
+
+/* The SMs a share of pct % asks for: at least the device's smallest
+ * partition, a multiple of its alignment; 0 where that is the device. */
+static unsigned sms_for(const CUdevResource *sm, uint32_t pct)
+{
+    unsigned total = sm->sm.smCount, step = sm->sm.smCoscheduledAlignment;
+    unsigned want = (unsigned)(((uint64_t)total * pct + 99) / 100);
+    if (want < sm->sm.minSmPartitionSize)
+        want = sm->sm.minSmPartitionSize;
+    if (step > 1)
+        want = (want + step - 1) / step * step;
+    return want >= total ? 0 : want;
+}
+
+static struct partition *partition_of(const struct context *c, unsigned sms, const char **failed)
+{
+    for (int i = 0; i < PARTITIONS; i++) {
+        struct partition *p = &partitions[i];
+        int st = atomic_load_explicit(&p->state, memory_order_acquire);
+        if (st && p->owner == c->ctx && p->sms == sms)
+            return st > 0 ? p : NULL;
+    }
+    pthread_mutex_lock(&pool_lock);
+    struct partition *p = NULL;
+    for (int i = 0; i < PARTITIONS; i++) {
+        struct partition *q = &partitions[i];
+        int st = atomic_load_explicit(&q->state, memory_order_relaxed);
+        if (st && q->owner == c->ctx && q->sms == sms) {
+            p = st > 0 ? q : NULL;
+            goto out;
+        }
+        if (!st) {
+            p = q;
+            break;
+        }
+    }
+    if (!p)
+        goto out; /* every partition in use: this launch is not moved */
+    CUdevResource part, rest, all = c->sm;
+    unsigned groups = 1;
+    CUdevResourceDesc desc;
+    CUresult r;
+    if ((r = drv.SmResourceSplitByCount(&part, &groups, &all, &rest, 0, sms)) != CUDA_SUCCESS)
+        *failed = why("cuDevSmResourceSplitByCount", r);
+    else if ((r = drv.ResourceGenerateDesc(&desc, &part, 1)) != CUDA_SUCCESS)
+        *failed = why("cuDevResourceGenerateDesc", r);
+    else if ((r = drv.GreenCtxCreate(&p->green, desc, c->dev, CU_GREEN_CTX_DEFAULT_STREAM)) != CUDA_SUCCESS)
+        *failed = why("cuGreenCtxCreate", r);
+    else if ((r = drv.CtxFromGreenCtx(&p->green_ctx, p->green)) != CUDA_SUCCESS)
+        *failed = why("cuCtxFromGreenCtx", r);
+    p->owner = c->ctx;
+    p->sms = sms;
+    for (int i = 0; i < LANES; i++)
+        pthread_mutex_init(&p->lanes[i].lock, NULL);
+    if (!*failed)
+        fikit_debug("confining launches: a green context of %u of the device's %u SMs", part.sm.smCount,
+                    c->sm.sm.smCount);
+    atomic_store_explicit(&p->state, *failed ? -1 : 1, memory_order_release);
+    if (*failed)
+        p = NULL;
+out:
+    pthread_mutex_unlock(&pool_lock);
+    return p;
+}
+
+/* Makes a lane's stream and events (its lock held). */
+static const char *lane_make(struct partition *p, struct fikit_cuda_lane *l)
+{
+    CUresult r;
+    CUcontext popped;
+    if ((r = drv.EventCreate(&l->before, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
+        return why("cuEventCreate", r);
+    if ((r = drv.GreenCtxStreamCreate(&l->green, p->green, CU_STREAM_NON_BLOCKING, 0)) != CUDA_SUCCESS)
+        return why("cuGreenCtxStreamCreate", r);
+    if ((r = drv.CtxPushCurrent(p->green_ctx)) != CUDA_SUCCESS)
+        return why("cuCtxPushCurrent", r);
+    r = drv.EventCreate(&l->after, CU_EVENT_DISABLE_TIMING);
+    drv.CtxPopCurrent(&popped);
+    if (r != CUDA_SUCCESS)
+        return why("cuEventCreate in the green context", r);
+    l->made = true;
+    return NULL;
+}
+
+static size_t lane_index(CUstream s)
+{
+    uintptr_t h = (uintptr_t)s;
+    h ^= h >> 17;
+    h *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 60) % LANES;
+}
+
+/* ------------------------------------------------------------ a launch */
+
+static void push(struct fikit_cuda_redirect *r, struct partition *p)
+{
+    pthread_mutex_lock(&push_lock);
+    if (drv.CtxPushCurrent(p->green_ctx) == CUDA_SUCCESS) {
+        r->pushed = true;
+        return;
+    }
+    pthread_mutex_unlock(&push_lock);
+}
+
+static void pop(struct fikit_cuda_redirect *r)
+{
+    if (!r->pushed)
+        return;
+    CUcontext c;
+    drv.CtxPopCurrent(&c);
+    r->pushed = false;
+    pthread_mutex_unlock(&push_lock);
+}
+
+/* The lane's partition: lanes live inside their partition's array. */
+static struct partition *partition_of_lane(struct fikit_cuda_lane *l)
+{
+    for (int i = 0; i < PARTITIONS; i++)
+        if (l >= partitions[i].lanes && l < partitions[i].lanes + LANES)
+            return &partitions[i];
+    return NULL;
+}
+
+bool fikit_cuda_confine_begin(const struct fikit_launch_desc *l, uint32_t pct, struct fikit_cuda_redirect *r)
+{
+    memset(r, 0, sizeof *r);
+    pthread_once(&drv_once, resolve);
+    if (!drv_ok) {
+        r->failed = "the driver has no green contexts (CUDA 12.5 or later)";
+        return false;
+    }
+    const struct context *c = context_of((CUcontext)l->device, &r->failed);
+    if (!c || !c->primary)
+        return false; /* a context the program made itself: left alone */
+    unsigned sms = sms_for(&c->sm, pct);
+    if (!sms)
+        return false; /* its share is the whole device */
+    CUstream s = (CUstream)l->stream;
+    CUgreenCtx own = NULL;
+    if (drv.StreamGetGreenCtx(s, &own) == CUDA_SUCCESS && own)
+        return false; /* the program's own green context */
+    struct partition *p = partition_of(c, sms, &r->failed);
+    if (!p)
+        return false;
+    struct fikit_cuda_lane *lane = &p->lanes[lane_index(s)];
+    pthread_mutex_lock(&lane->lock);
+    if (!lane->made && (r->failed = lane_make(p, lane)) != NULL) {
+        pthread_mutex_unlock(&lane->lock);
+        return false;
+    }
+    /* The green stream waits for everything the program's stream holds. */
+    if (drv.EventRecord(lane->before, s) != CUDA_SUCCESS ||
+        drv.StreamWaitEvent(lane->green, lane->before, 0) != CUDA_SUCCESS) {
+        pthread_mutex_unlock(&lane->lock);
+        return false;
+    }
+    r->lane = lane;
+    r->stream = lane->green;
+    r->program = s;
+    if (atomic_load_explicit(&push_mode, memory_order_relaxed) == 2)
+        push(r, p);
+    return true;
+}
+
+bool fikit_cuda_confine_retry(struct fikit_cuda_redirect *r, CUresult result)
+{
+    if (result == CUDA_SUCCESS || r->pushed || atomic_load_explicit(&push_mode, memory_order_relaxed) == 1 ||
+        (result != CUDA_ERROR_INVALID_CONTEXT && result != CUDA_ERROR_INVALID_HANDLE &&
+         result != CUDA_ERROR_CONTEXT_IS_DESTROYED))
+        return false;
+    struct partition *p = partition_of_lane(r->lane);
+    if (p)
+        push(r, p);
+    return r->pushed;
+}
+
+bool fikit_cuda_confine_end(struct fikit_cuda_redirect *r, CUresult result)
+{
+    struct fikit_cuda_lane *lane = r->lane;
+    bool pushed = r->pushed;
+    pop(r);
+    if (result != CUDA_SUCCESS) {
+        pthread_mutex_unlock(&lane->lock);
+        if (atomic_fetch_add(&strikes, 1) + 1 >= 8 && atomic_load(&push_mode) == 0)
+            r->failed = why("a launch into a green context", result);
+        return false;
+    }
+    int known = 0;
+    atomic_compare_exchange_strong(&push_mode, &known, pushed ? 2 : 1);
+    atomic_store_explicit(&strikes, 0, memory_order_relaxed);
+    /* The program's stream waits for the launch; where that cannot be
+     * said, the launch is waited for here, so that order is never lost. */
+    if (drv.EventRecord(lane->after, lane->green) != CUDA_SUCCESS ||
+        drv.StreamWaitEvent(r->program, lane->after, 0) != CUDA_SUCCESS)
+        drv.StreamSynchronize(lane->green);
+    pthread_mutex_unlock(&lane->lock);
+    return true;
+}

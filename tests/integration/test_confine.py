@@ -1,0 +1,88 @@
+"""Per-launch SM shares (mps_lower_cap = launches), against the CUDA driver
+double (tests/fakecuda), whose green contexts run their streams on threads of
+their own, so that a launch moved into one is seen out of order unless fikit
+keeps the program's order:
+
+- fikit-launch starts a beside task as an uncapped MPS client (no
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), at MPS's lower client priority;
+- while a priority-0 task is active, the beside task's launches go into a
+  green context, and every case of tests/fakecuda/confined.c (its own
+  stream, the legacy and per-thread streams, events across streams,
+  cuEventSynchronize, cuLaunchKernelEx, a graph between confined launches,
+  four threads) reads its results right;
+- with the priority-0 task gone, none is moved (the whole device);
+- where green contexts cannot be made (an old driver), the task says so in
+  one line on stderr, shares only gaps, and its results are still right."""
+import os
+from harness import BUILD, Fikit, check, status_column, wait_for
+
+fake = os.path.join(BUILD, "tests", "fakecuda")
+confined = os.path.join(fake, "confined")
+spinner = os.path.join(fake, "multi_dev")
+
+
+def run_job(fk, rounds, **env):
+    """Runs confined.c as the job; returns (process, kernels run in green contexts)."""
+    count = os.path.join(fk.dir, "green-count")
+    if os.path.exists(count):
+        os.unlink(count)
+    saved = dict(fk.env)
+    fk.env.update(env, FAKECUDA_GREEN_COUNT=count)
+    try:
+        p = fk.run("job", [confined, str(rounds)], timeout=300)
+    finally:
+        fk.env = saved
+    print(p.stdout + p.stderr, flush=True)
+    with open(count) as f:
+        return p, int(f.read())
+
+
+def launches(out):
+    return int(next(l.split()[1] for l in out.splitlines() if l.startswith("launches ")))
+
+
+with Fikit(policy="fill", extra="substrate = mps\nmps_lower_cap = launches\nlatency_budget = 0\n"
+                                "max_wait_ms = 200", tasks=(("svc", 0), ("job", 9))) as fk:
+    text = open(fk.config).read().replace("backend = opencl", "backend = cuda")
+    open(fk.config, "w").write(text)
+    fk.env["LD_LIBRARY_PATH"] = os.path.join(fake, "lib")
+    fk.env["FAKECUDA_DEVICES"] = "1"
+    fk.env.pop("CUDA_VISIBLE_DEVICES", None)
+    fk.env.pop("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", None)
+    fk.env.pop("CUDA_MPS_CLIENT_PRIORITY", None)
+
+    env = fk.run("job", ["env"]).stdout
+    check("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE" not in env and "CUDA_MPS_CLIENT_PRIORITY=1" in env,
+          "fikit-launch starts the beside task uncapped, at MPS's lower client priority")
+
+    fk.start()
+    svc = fk.popen("svc", [spinner, "--spin", "600"])
+    wait_for("the busy priority-0 task", lambda: status_column(fk.status(), "svc", "launches"))
+
+    p, green = run_job(fk, 8)
+    n = launches(p.stdout)
+    check(p.returncode == 0 and "0 failures" in p.stdout,
+          "every case read its results right with its launches confined")
+    # Every launch but the graph launches (one a round, never moved) went
+    # into the green context: the priority-0 task was active throughout.
+    check(green >= n - 8 - 2 and green > 0,
+          f"{green} of its {n} launches ran in a green context beside the busy task")
+    check("cannot confine" not in p.stderr, "no warning: green contexts work here")
+
+    svc.terminate()
+    svc.communicate(timeout=60)
+    wait_for("the priority-0 task to leave", lambda: not status_column(fk.status(), "svc", "launches"))
+    p, green = run_job(fk, 2)
+    check(p.returncode == 0 and green == 0,
+          f"with no higher level, none of its {launches(p.stdout)} launches was moved (the whole device)")
+
+    svc = fk.popen("svc", [spinner, "--spin", "600"])
+    wait_for("the busy priority-0 task again", lambda: status_column(fk.status(), "svc", "launches"))
+    p, green = run_job(fk, 1, FAKECUDA_GREEN="unsupported")
+    lines = [l for l in p.stderr.splitlines() if "cannot confine" in l]
+    check(p.returncode == 0 and "0 failures" in p.stdout and green == 0,
+          "without green contexts the program runs, its results right, nothing moved")
+    check(len(lines) == 1 and "cuGreenCtxCreate" in lines[0] and "shares only the gaps" in lines[0],
+          f"it says once why, and what it does instead: {lines}")
+    svc.terminate()
+    svc.communicate(timeout=60)
