@@ -1,4 +1,5 @@
 #include "core/admit.h"
+#include "core/bursts.h"
 
 #include <string.h>
 
@@ -59,6 +60,7 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
      * slower than its profile it runs. */
     int top = FIKIT_LEVELS;
     uint32_t slowdown = 0;
+    bool all_resting = true; /* every active task above is in a pause or between bursts */
     for (size_t i = 0; i < v->ntasks; i++) {
         const struct fikit_admit_task *t = &v->tasks[i];
         if (t->level >= v->level || t->level > top)
@@ -69,6 +71,7 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
             /* Being written right now: active, busy, its gap unknown. */
             memset(&gap, 0, sizeof gap);
             busy = now + 1;
+            all_resting = false;
         } else {
             uint64_t idle = fikit_idle_threshold(v->idle_learned, v->idle_after_ns, t->idle_after_ns);
             if (!fikit_task_is_active(t->launches, t->last_launch_ns, t->busy_until_ns, idle, now))
@@ -76,9 +79,17 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
             /* Paused: a short kernel goes as if the task were idle
              * (under fill; strict waits for idleness). */
             uint64_t pause = fikit_pause_threshold(v->idle_learned && v->pauses, &t->gap);
-            if (v->policy == FIKIT_POLICY_FILL && pause != UINT64_MAX && fikit_fits_pause(dur_ns) &&
-                !fikit_task_is_active(t->launches, t->last_launch_ns, t->busy_until_ns, pause, now))
+            bool paused = pause != UINT64_MAX &&
+                          !fikit_task_is_active(t->launches, t->last_launch_ns, t->busy_until_ns, pause, now);
+            if (v->policy == FIKIT_POLICY_FILL && paused && fikit_fits_pause(dur_ns))
                 continue;
+            /* Its program waited for its work, found it done and has
+             * launched nothing since (for longer than a burst's join):
+             * between requests, which its gaps hold as gaps. */
+            bool between = t->waited_ns && t->waited_ns >= t->last_launch_ns &&
+                           now >= t->waited_ns + FIKIT_BURST_JOIN_NS;
+            if (!paused && !between)
+                all_resting = false;
         }
         if (t->level < top) {
             fikit_fill_rooms_init(&out->rooms, beside ? v->max_queued_ns : queue_bound);
@@ -138,9 +149,11 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
         if (!too_slow) {
             /* Where fikit confines the launches itself, it goes into the
              * share the budget's step gives, else the configured one; a
-             * launch into a gap (below) or while the levels above are idle
-             * (above) has the whole device. */
-            if (v->confine_pct) {
+             * launch into a gap (below), while the levels above are idle
+             * (above), or all in a pause (no launch for longer than their
+             * gaps' p99, nothing running) or between bursts, has the
+             * whole device. */
+            if (v->confine_pct && !all_resting) {
                 uint32_t pct = v->knobs.sm_pct ? v->knobs.sm_pct : v->confine_pct;
                 out->sm_pct = pct < 100 ? pct : 0;
             }

@@ -28,6 +28,7 @@ struct fikit_admit_task {
     struct fikit_gap_pred gap;
     uint32_t slowdown_ppm;    /* against its profile; 0: unknown */
     uint64_t slowdown_ns;     /* when that was measured */
+    uint64_t waited_ns;       /* when its program's wait last ended a burst; 0: never */
 };
 
 /* What a client reads of its device's segment before a launch. */

@@ -19,6 +19,10 @@
  * half unread rings fikitd's bell (fikit_bursts_put's answer). */
 #define FIKIT_BURSTS_RING 512
 /* A burst longer than this is not a request: it is not judged. */
+/* A launch within this of the wait that ended a burst continues it
+ * (interpose/burst.h); no launch for this long after it, and the task is
+ * between bursts (core/admit.c). */
+#define FIKIT_BURST_JOIN_NS (200ull * 1000)
 #define FIKIT_BURST_MAX_NS (60ull * 1000 * 1000 * 1000)
 
 struct fikit_burst {

@@ -658,6 +658,7 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
         if (olevel >= level || atomic_load_explicit(&o->state, memory_order_acquire) != FIKIT_SLOT_ACTIVE)
             continue;
         struct fikit_admit_task *t = &tasks[v->ntasks++];
+        memset(t, 0, sizeof *t);
         struct fikit_shm_launch pub;
         t->level = olevel;
         /* Read only through a mapping of its owner's generation, before
@@ -668,6 +669,7 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
         if (current && beside) {
             t->slowdown_ppm = atomic_load_explicit(&sl->slowdown_ppm, memory_order_relaxed);
             t->slowdown_ns = atomic_load_explicit(&sl->slowdown_ns, memory_order_relaxed);
+            t->waited_ns = atomic_load_explicit(&sl->waited_ns, memory_order_relaxed);
         }
         if (current) {
             atomic_thread_fence(memory_order_acquire);

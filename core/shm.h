@@ -38,7 +38,7 @@
  * 6: each task's slowdown against its profile, and beside_max_slowdown */
 /* 7: split into header, commons and one memfd per slot */
 /* 8: the budget's knobs per slot owner */
-#define FIKIT_SHM_VERSION 9 /* 9: each task's bursts and their reference in its slot */
+#define FIKIT_SHM_VERSION 10 /* 10: the time a task's burst ended (waited_ns) in its slot */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -109,6 +109,10 @@ struct fikit_shm_slot {
      * measured: what share = beside tasks below it watch. 0: unknown. */
     _Atomic uint32_t slowdown_ppm;
     _Atomic uint64_t slowdown_ns;
+    /* When the task's program last waited for its work and found it done
+     * (interpose/burst.h: its burst ended); a launch since begins another.
+     * What a confined task below tells the idle between requests by. */
+    _Atomic uint64_t waited_ns;
     struct fikit_shm_waiter waiters[FIKIT_SHM_WAITERS];
     _Atomic uint64_t trace_head; /* total events written; ring index = head % size */
     _Atomic uint64_t trace_tail; /* events fikitd has read: a writer that finds the ring

@@ -85,6 +85,10 @@ void fikit_burst_waited(uint64_t seq_before, bool ok)
             .alone = atomic_load_explicit(&d->burst_alone, memory_order_relaxed) &&
                      alone(atomic_load_explicit(&d->reg, memory_order_acquire))};
         pthread_mutex_unlock(&d->burst_lock);
+        /* For the confined tasks below: between bursts from now on. */
+        struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
+        if (r)
+            atomic_store_explicit(&r->slot->waited_ns, now, memory_order_relaxed);
     }
 }
 

@@ -20,13 +20,13 @@
 #ifndef FIKIT_INTERPOSE_BURST_H
 #define FIKIT_INTERPOSE_BURST_H
 
+#include "core/bursts.h"
 #include "interpose/client.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FIKIT_BURST_JOIN_NS (200ull * 1000)
 
 bool fikit_burst_open(struct fikit_client_device *d, uint64_t seq);
 

@@ -212,6 +212,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
             s.fikit = true;
             pair[1].beside = x->fikit_mps_beside;
             pair[1].thread_pct = x->fikit_mps_thread_pct;
+            pair[1].confine_pct = x->fikit_mps_confine_pct;
             break;
         case FIKIT_SIM_MODE_BESIDE:
             s.substrate = FIKIT_SIM_MPS;

@@ -37,6 +37,7 @@ struct fikit_sim_experiment {
      * fikit-mps (fikit_config_task_sharing): beside at this thread cap
      * (0: in the gaps), at MPS's lower client priority or not. */
     uint32_t fikit_mps_thread_pct;
+    uint32_t fikit_mps_confine_pct;   /* mps_lower_cap = launches: its share, per launch */
     bool fikit_mps_beside;
     uint64_t poll_ns, pickup_ns, wake_ns;
     double load;                      /* the service's share of its capacity, 0 < load < 1 */

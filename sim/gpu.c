@@ -168,6 +168,7 @@ struct kern {
     uint64_t left_blocks;   /* MPS: not yet placed */
     uint64_t running_blocks;
     uint64_t block_ns;
+    uint64_t cap_threads;   /* MPS: confined to this many threads; 0: the context's cap */
 };
 
 struct ctx {
@@ -423,7 +424,10 @@ static void mps_dispatch(struct fikit_sim_gpu *g, uint64_t now)
             struct ctx *x = &g->ctx[c];
             struct kern *k = head(g, c);
             uint64_t free_dev = g->total_threads - g->used_threads;
-            uint64_t free_ctx = x->cap_threads > x->used_threads ? x->cap_threads - x->used_threads : 0;
+            /* A confined kernel: within its share as well as its context's
+             * cap (the context's other kernels share that share with it). */
+            uint64_t cap = k->cap_threads && k->cap_threads < x->cap_threads ? k->cap_threads : x->cap_threads;
+            uint64_t free_ctx = cap > x->used_threads ? cap - x->used_threads : 0;
             uint64_t can = (free_dev < free_ctx ? free_dev : free_ctx) / k->unit;
             uint64_t m = can < k->left_blocks ? can : k->left_blocks;
             if (m) {
@@ -465,9 +469,11 @@ static void mps_event(struct fikit_sim_gpu *g, const struct fikit_sim_event *e)
 }
 
 int fikit_sim_gpu_launch(struct fikit_sim_gpu *g, uint64_t now, uint32_t c, uint64_t cookie,
-                         uint64_t dur_ns, uint32_t blocks, uint32_t threads)
+                         uint64_t dur_ns, uint32_t blocks, uint32_t threads, uint32_t sm_pct)
 {
     struct kern k = {.cookie = cookie, .dur = dur_ns ? dur_ns : 1, .ready_ns = now + g->d.launch_ns};
+    if (sm_pct && sm_pct < 100)
+        k.cap_threads = g->total_threads * sm_pct / 100;
     k.remaining = k.dur;
     uint64_t min_unit = g->d.threads_per_sm / g->d.blocks_per_sm;
     uint64_t unit = ((uint64_t)(threads ? threads : 1) + 31) / 32 * 32;

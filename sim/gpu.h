@@ -67,9 +67,12 @@ struct fikit_sim_gpu *fikit_sim_gpu_new(const struct fikit_sim_device *d,
 void fikit_sim_gpu_free(struct fikit_sim_gpu *g);
 /* prio: 0 highest (MPS with client priority); thread_pct 1..100 (MPS). */
 void fikit_sim_gpu_context(struct fikit_sim_gpu *g, uint32_t ctx, int prio, uint32_t thread_pct);
-/* A launch at now; the kernel runs dur_ns alone. 0 or -ENOMEM. */
+/* A launch at now; the kernel runs dur_ns alone. sm_pct: confined to that
+ * share of the device (MPS: its blocks within that many threads, and within
+ * its context's cap), as fikit's green contexts do; 0: not confined.
+ * 0 or -ENOMEM. */
 int fikit_sim_gpu_launch(struct fikit_sim_gpu *g, uint64_t now, uint32_t ctx, uint64_t cookie,
-                         uint64_t dur_ns, uint32_t blocks, uint32_t threads);
+                         uint64_t dur_ns, uint32_t blocks, uint32_t threads, uint32_t sm_pct);
 void fikit_sim_gpu_event(struct fikit_sim_gpu *g, const struct fikit_sim_event *e);
 
 /* Counters: context switches (time-slicing), preemptions at a slice's end. */

@@ -171,7 +171,7 @@ static void steer(struct sim *m)
         fikit_budget_set_knobs(&m->budgets, (int)j, m->s->sched.max_queued_ns, spec->thread_pct, &k);
         fikit_shm_set_knobs(m->shm, (int)j, &k);
         fikit_sched_set_knobs(&m->sched, (uint32_t)j, &k);
-        if (m->s->sm_shares && m->s->substrate == FIKIT_SIM_MPS && spec->beside)
+        if (m->s->sm_shares && m->s->substrate == FIKIT_SIM_MPS && spec->beside && !spec->confine_pct)
             fikit_sim_gpu_context(m->gpu, (uint32_t)j, spec->level, k.sm_pct ? k.sm_pct : spec->thread_pct);
     }
 }
@@ -256,7 +256,7 @@ static void advance(struct sim *m, size_t i, uint64_t now)
 /* ------------------------------------------------------------- launches */
 
 /* dur: the launch's predicted duration, as its admission used it. */
-static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur)
+static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur, uint32_t sm_pct)
 {
     struct trun *t = &m->t[i];
     const struct fikit_sim_step *st = cur_step(t);
@@ -273,7 +273,7 @@ static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur)
     struct inflight f = {key, prev, st->kernel};
     if (fikit_sim_fifo_push(&t->fl, &f) != 0)
         m->failed = -ENOMEM;
-    if (fikit_sim_gpu_launch(m->gpu, now, (uint32_t)i, key, st->dur_ns, st->blocks, st->threads))
+    if (fikit_sim_gpu_launch(m->gpu, now, (uint32_t)i, key, st->dur_ns, st->blocks, st->threads, sm_pct))
         m->failed = -ENOMEM;
     t->outstanding++;
     t->req_launches++;
@@ -297,7 +297,7 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
 {
     struct trun *t = &m->t[i];
     if (!t->registered) {
-        launch_now(m, i, now, 0);
+        launch_now(m, i, now, 0, 0);
         return;
     }
     uint64_t key = t->keys[t->w->seqs[t->seq].first + t->step];
@@ -306,17 +306,19 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
     struct fikit_view v;
     struct fikit_admit a;
     fikit_shm_view(m->shm, (int)i, t->spec->level, t->spec->beside, &v, tasks, NULL);
+    if (m->s->substrate == FIKIT_SIM_MPS)
+        v.confine_pct = t->spec->confine_pct;
     fikit_admit(&v, now, dur, &a);
     switch (a.kind) {
     case FIKIT_ADMIT_GO:
-        launch_now(m, i, now, dur);
+        launch_now(m, i, now, dur, a.sm_pct);
         return;
     case FIKIT_ADMIT_FILL:
         /* One thread at a time here: the compare-and-swap always succeeds. */
         atomic_store(&m->shm->com->fill_until_ns, a.fill_until_ns);
         m->r->task[i].fills++;
         trace_event(m, "filled a gap", "fill", 2 * (uint32_t)i + 1, now, 0, false);
-        launch_now(m, i, now, dur);
+        launch_now(m, i, now, dur, 0);
         return;
     case FIKIT_ADMIT_PACE:
     case FIKIT_ADMIT_RECHECK:
@@ -335,6 +337,14 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
     }
 }
 
+/* The task's program waited and found its work done: its burst ended, as
+ * interpose/burst.c publishes it (fikit_admit reads it). */
+static void waited(struct sim *m, size_t i, uint64_t now)
+{
+    if (m->t[i].registered)
+        atomic_store_explicit(&m->shm->slots[i]->waited_ns, now, memory_order_relaxed);
+}
+
 static void step(struct sim *m, size_t i, uint64_t now)
 {
     struct trun *t = &m->t[i];
@@ -344,6 +354,7 @@ static void step(struct sim *m, size_t i, uint64_t now)
     } else if (t->outstanding) {
         t->wait_sync = true;
     } else {
+        waited(m, i, now);
         advance(m, i, now);
     }
 }
@@ -374,6 +385,7 @@ static void kernel_done(void *user, uint32_t ctx, uint64_t cookie, uint64_t star
     t->outstanding--;
     if (t->wait_sync && !t->outstanding) {
         t->wait_sync = false;
+        waited(m, ctx, end_ns);
         advance(m, ctx, end_ns);
     }
 }
@@ -429,7 +441,7 @@ static void grant(struct sim *m, size_t i, uint64_t now)
     m->r->task[i].grants++;
     m->r->task[i].held_ns += now - t->held_posted;
     trace_event(m, "held until granted", "hold", 2 * (uint32_t)i + 1, t->held_posted, now - t->held_posted, true);
-    launch_now(m, i, now, t->held_dur);
+    launch_now(m, i, now, t->held_dur, 0);
 }
 
 /* ------------------------------------------------------------------ run */

@@ -29,6 +29,8 @@ struct fikit_sim_task {
     int level;                 /* 0 highest; the MPS client priority too */
     uint32_t thread_pct;       /* MPS: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE; 0 or 100: none */
     bool beside;               /* share = beside */
+    uint32_t confine_pct;      /* MPS, mps_lower_cap = launches: its share, kept per launch by
+                                * fikit_admit's sm_pct while a higher level is active; 0: none */
     /* What was measured of it (fikit-launch --measure): predictions and its
      * idle threshold. NULL: nothing, as a task never measured. */
     const struct fikit_measure_store *profile;

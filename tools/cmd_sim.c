@@ -54,8 +54,10 @@ static void usage(FILE *f)
             "                         1..10 (default: fikit.ini's for priority 0); the budget\n"
             "                         column says where its controller ended and how often it\n"
             "                         cut and climbed\n"
-            "      --sm-shares        on MPS, the budget also sets a beside job's SM share at\n"
-            "                         run time (modelled; not yet in fikit on a GPU)\n"
+            "      --sm-shares        on MPS, the budget also sets a beside job's thread cap at\n"
+            "                         run time (with mps_lower_cap = launches in fikit.ini the\n"
+            "                         share is kept per launch instead, as fikit does on a GPU:\n"
+            "                         while the service is active, the whole device otherwise)\n"
             "      --json FILE        also write the results as JSON\n"
             "      --trace FILE       a Perfetto trace (Chrome JSON) of the pair's run, for one\n"
             "                         pair and one mode: its first --trace-ms of simulated time\n"
@@ -358,6 +360,7 @@ int fikit_cmd_sim(int argc, char **argv)
     fikit_config_task_sharing(&cfg_mps, NULL, FIKIT_LEVELS - 1, &lower);
     x.fikit_mps_beside = lower.share == FIKIT_SHARE_BESIDE;
     x.fikit_mps_thread_pct = (uint32_t)lower.thread_pct;
+    x.fikit_mps_confine_pct = (uint32_t)lower.confine_pct;
     x.fikit_mps_priority = mps_prio || lower.low_client_priority;
 
     FILE *json = NULL;

@@ -63,8 +63,9 @@ static void resolve(void)
              drv.EventRecord;
 }
 
-/* "cuGreenCtxCreate: CUDA_ERROR_NOT_SUPPORTED", kept for the one message. */
-static char why_buf[160];
+/* "cuGreenCtxCreate: CUDA_ERROR_NOT_SUPPORTED", kept for the one message
+ * the same thread prints. */
+static _Thread_local char why_buf[160];
 static const char *why(const char *call, CUresult r)
 {
     const char *n = NULL;
@@ -138,18 +139,18 @@ static const struct context *context_of(CUcontext ctx, const char **failed)
         if (c->ctx == ctx) {
             found = c;
         } else if (!c->ctx) {
-            struct context n = {.ctx = ctx};
             CUcontext primary = NULL;
             CUresult r;
-            if (drv.CtxGetDevice(&n.dev) == CUDA_SUCCESS && drv.PrimaryCtxRetain(&primary, n.dev) == CUDA_SUCCESS) {
-                n.primary = primary == ctx;
-                drv.PrimaryCtxRelease(n.dev);
+            c->primary = false;
+            if (drv.CtxGetDevice(&c->dev) == CUDA_SUCCESS && drv.PrimaryCtxRetain(&primary, c->dev) == CUDA_SUCCESS) {
+                c->primary = primary == ctx;
+                drv.PrimaryCtxRelease(c->dev);
             }
-            if (n.primary && (r = drv.DeviceGetDevResource(n.dev, &n.sm, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
+            if (c->primary && (r = drv.DeviceGetDevResource(c->dev, &c->sm, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
                 *failed = why("cuDeviceGetDevResource", r);
-                n.primary = false;
+                c->primary = false;
             }
-            *c = n;
+            /* Last: a reader that finds ctx without the lock reads the rest. */
             __atomic_store_n(&c->ctx, ctx, __ATOMIC_RELEASE);
             found = c;
         }

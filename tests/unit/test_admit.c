@@ -4,6 +4,7 @@
  * and its fit with substrate cost, what fikitd holds or decides, pacing
  * with max_queued_us, beside and its slowdown guard, strict. */
 #include "core/admit.h"
+#include "core/bursts.h"
 
 #include "admit_fixture.h"
 
@@ -253,6 +254,26 @@ Test(admit, a_confined_beside_launch_gets_its_share_only_while_the_level_above_i
     T[0].idle_after_ns = 0;
     cr_assert_eq(admit(50 * MS, 1 * MS), FIKIT_ADMIT_GO);
     cr_assert_eq(A.sm_pct, 0, "the level above idle: the whole device");
+}
+
+/* A confined beside task has the whole device while the levels above are
+ * between requests: their program waited for its work, found it done, and
+ * has launched nothing since for longer than a burst's join. */
+Test(admit, a_confined_launch_has_the_whole_device_while_the_level_above_is_between_bursts)
+{
+    setup(0, 50 * US, 300 * US);
+    V.beside = true;
+    V.confine_pct = 50;
+    cr_assert_eq(admit(60 * US, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 50, "in a burst");
+    T[0].waited_ns = 55 * US;
+    cr_assert_eq(admit(60 * US, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 50, "it waited 5 us ago: a launch may still continue the burst");
+    cr_assert_eq(admit(55 * US + FIKIT_BURST_JOIN_NS, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 0, "between bursts: the whole device");
+    T[0].last_launch_ns = 56 * US;
+    cr_assert_eq(admit(55 * US + FIKIT_BURST_JOIN_NS, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 50, "it launched again after its wait: a new burst");
 }
 
 Test(admit, beyond_max_queued_only_the_sure_room)

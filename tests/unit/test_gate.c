@@ -237,9 +237,13 @@ Test(gate, a_wait_ends_the_open_burst_and_reports_it, .init = top_level)
     uint64_t t0 = fikit_now_ns();
     for (int i = 0; i < 3; i++)
         fake_launch(&kHigh, true);
+    cr_assert_eq(atomic_load(&reg.slot->waited_ns), 0, "in a burst");
     fikit_burst_waited(fikit_burst_wait(), true);
     uint64_t t1 = fikit_now_ns();
+    uint64_t waited = atomic_load(&reg.slot->waited_ns);
+    cr_assert(waited >= t0 && waited <= t1, "the slot says when the burst ended, for the tasks below");
     fikit_burst_waited(fikit_burst_wait(), true); /* nothing launched since: ends nothing */
+    cr_assert_eq(atomic_load(&reg.slot->waited_ns), waited);
     cr_assert_eq(atomic_load(&b->head), 0, "reported when the next burst opens");
     after_join();
     fake_launch(&kHigh, true);

@@ -1,7 +1,8 @@
 /* fikit sim's device model (sim/gpu.c): time-slicing's switch cost, paid
  * also after the other context went idle, and its slice; MPS's waves, its
  * queue in launch order (a kernel that fills the device holds the next one
- * back), client priority and the thread cap; device files and their errors. */
+ * back), client priority, the thread cap and a confined kernel; device files
+ * and their errors. */
 #include "sim/gpu.h"
 
 #include <criterion/criterion.h>
@@ -42,6 +43,7 @@ struct launch {
     uint32_t ctx;
     uint64_t cookie, dur;
     uint32_t blocks, threads;
+    uint32_t sm_pct; /* confined to this share (fikit's green contexts); 0: not */
 };
 
 /* Runs the launches (in time order) to completion. */
@@ -61,7 +63,7 @@ static void run(enum fikit_sim_substrate s, bool prio, const int *prios, const u
         /* Launches due before the next event go first. */
         if (next < n && (!q.n || l[next].at <= q.heap[0].t)) {
             cr_assert_eq(fikit_sim_gpu_launch(g, l[next].at, l[next].ctx, l[next].cookie, l[next].dur,
-                                              l[next].blocks, l[next].threads),
+                                              l[next].blocks, l[next].threads, l[next].sm_pct),
                          0);
             next++;
             continue;
@@ -77,7 +79,7 @@ static void run(enum fikit_sim_substrate s, bool prio, const int *prios, const u
 
 Test(sim_gpu, timeslice_one_context_runs_in_launch_order_without_a_switch)
 {
-    struct launch l[] = {{0, 0, 1, 50000, 10, 128}, {0, 0, 2, 30000, 10, 128}};
+    struct launch l[] = {{0, 0, 1, 50000, 10, 128, 0}, {0, 0, 2, 30000, 10, 128, 0}};
     run(FIKIT_SIM_TIMESLICE, false, NULL, NULL, l, 2);
     cr_assert_eq(find(1)->start, 1000, "visible launch_ns after its launch");
     cr_assert_eq(find(1)->end, 51000);
@@ -89,9 +91,9 @@ Test(sim_gpu, timeslice_switch_is_paid_even_after_the_other_context_went_idle)
 {
     /* ctx 0 runs, goes idle; ctx 1 comes much later and still pays the
      * switch; then ctx 0 pays the switch back. */
-    struct launch l[] = {{0, 0, 1, 10000, 1, 128},
-                         {5000000, 1, 2, 10000, 1, 128},
-                         {10000000, 0, 3, 10000, 1, 128}};
+    struct launch l[] = {{0, 0, 1, 10000, 1, 128, 0},
+                         {5000000, 1, 2, 10000, 1, 128, 0},
+                         {10000000, 0, 3, 10000, 1, 128, 0}};
     run(FIKIT_SIM_TIMESLICE, false, NULL, NULL, l, 3);
     cr_assert_eq(find(2)->start, 5000000 + 1000 + 100000);
     cr_assert_eq(find(3)->start, 10000000 + 1000 + 100000);
@@ -99,7 +101,7 @@ Test(sim_gpu, timeslice_switch_is_paid_even_after_the_other_context_went_idle)
 
 Test(sim_gpu, timeslice_preempts_a_long_kernel_at_the_end_of_its_slice)
 {
-    struct launch l[] = {{0, 0, 1, 10000000, 1, 128}, {100000, 1, 2, 20000, 1, 128}};
+    struct launch l[] = {{0, 0, 1, 10000000, 1, 128, 0}, {100000, 1, 2, 20000, 1, 128, 0}};
     run(FIKIT_SIM_TIMESLICE, false, NULL, NULL, l, 2);
     /* ctx 0 starts at 1 us, its slice ends 2 ms later, the switch takes
      * 100 us, ctx 1's kernel runs 20 us, the switch back 100 us, and ctx 0's
@@ -110,7 +112,7 @@ Test(sim_gpu, timeslice_preempts_a_long_kernel_at_the_end_of_its_slice)
 
 Test(sim_gpu, mps_runs_small_kernels_of_two_contexts_at_once)
 {
-    struct launch l[] = {{0, 0, 1, 50000, 10, 128}, {0, 1, 2, 50000, 10, 128}};
+    struct launch l[] = {{0, 0, 1, 50000, 10, 128, 0}, {0, 1, 2, 50000, 10, 128, 0}};
     run(FIKIT_SIM_MPS, false, NULL, NULL, l, 2);
     cr_assert_eq(find(1)->start, 1000);
     cr_assert_eq(find(2)->start, 1000);
@@ -121,7 +123,7 @@ Test(sim_gpu, mps_kernel_filling_the_device_holds_the_next_one_back_for_its_whol
 {
     /* 240 blocks of 256 threads: 40 fit at once (10 x 1024 / 256), so six
      * waves of 100 us. */
-    struct launch l[] = {{0, 0, 1, 600000, 240, 256}, {10000, 1, 2, 10000, 1, 128}};
+    struct launch l[] = {{0, 0, 1, 600000, 240, 256, 0}, {10000, 1, 2, 10000, 1, 128, 0}};
     run(FIKIT_SIM_MPS, false, NULL, NULL, l, 2);
     cr_assert_eq(find(1)->end, 601000, "alone, it takes its duration");
     cr_assert_geq(find(2)->start, find(1)->end, "the small kernel waited for every wave");
@@ -130,7 +132,7 @@ Test(sim_gpu, mps_kernel_filling_the_device_holds_the_next_one_back_for_its_whol
 Test(sim_gpu, mps_client_priority_lets_the_high_client_in_after_one_wave)
 {
     int prios[2] = {9, 0};
-    struct launch l[] = {{0, 0, 1, 600000, 240, 256}, {10000, 1, 2, 10000, 1, 128}};
+    struct launch l[] = {{0, 0, 1, 600000, 240, 256, 0}, {10000, 1, 2, 10000, 1, 128, 0}};
     run(FIKIT_SIM_MPS, true, prios, NULL, l, 2);
     cr_assert_eq(find(2)->start, 101000, "at the end of the first wave");
     cr_assert_gt(find(1)->end, 601000);
@@ -139,10 +141,24 @@ Test(sim_gpu, mps_client_priority_lets_the_high_client_in_after_one_wave)
 Test(sim_gpu, mps_thread_cap_keeps_room_for_the_other_client)
 {
     uint32_t pct[2] = {50, 100};
-    struct launch l[] = {{0, 0, 1, 600000, 240, 256}, {10000, 1, 2, 10000, 1, 128}};
+    struct launch l[] = {{0, 0, 1, 600000, 240, 256, 0}, {10000, 1, 2, 10000, 1, 128, 0}};
     run(FIKIT_SIM_MPS, false, NULL, pct, l, 2);
     cr_assert_eq(find(2)->start, 11000, "beside the capped kernel at once");
     cr_assert_eq(find(1)->end, 1000 + 2 * 600000, "capped at half, it takes twice as long");
+}
+
+Test(sim_gpu, mps_confined_kernel_keeps_room_while_the_next_kernel_has_the_whole_device)
+{
+    /* The same kernel twice from an uncapped client, the first confined to
+     * half the device (a launch while a higher level is active), the second
+     * not (launched once it was idle): only the first leaves room. */
+    struct launch l[] = {{0, 0, 1, 600000, 240, 256, 50}, {10000, 1, 2, 10000, 1, 128, 0},
+                         {1300000, 0, 3, 600000, 240, 256, 0}, {1310000, 1, 4, 10000, 1, 128, 0}};
+    run(FIKIT_SIM_MPS, false, NULL, NULL, l, 4);
+    cr_assert_eq(find(2)->start, 11000, "beside the confined kernel at once");
+    cr_assert_eq(find(1)->end, 1000 + 2 * 600000, "confined to half, it takes twice as long");
+    cr_assert_eq(find(3)->end, 1301000 + 600000, "unconfined, its own duration");
+    cr_assert_geq(find(4)->start, find(3)->end, "and the next kernel waits for every wave");
 }
 
 Test(sim_gpu, device_file_reads_and_errors_name_file_line_and_value)

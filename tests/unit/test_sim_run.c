@@ -124,6 +124,36 @@ Test(sim_run, strict_keeps_the_job_out_while_the_service_is_active)
     cr_assert_eq(strict.row[FIKIT_SIM_MODE_FIKIT_MPS].fills, 0, "strict never fills");
 }
 
+Test(sim_run, a_confined_job_has_the_whole_device_while_the_service_is_idle)
+{
+    /* fikit-mps with the job beside the service at half the SMs, at MPS's
+     * lower client priority (as fikit-launch starts it): held so by a thread
+     * cap all the time, or confined per launch only while the service is in
+     * a request (mps_lower_cap = launches; between requests its program has
+     * waited for its work). The same share beside the service, the whole
+     * device between its requests: the job gets more done, and the
+     * service's p99 stays within 5 %. */
+    struct fikit_sim_experiment x;
+    experiment(&x, FIKIT_POLICY_FILL);
+    x.modes = 1u << FIKIT_SIM_MODE_FIKIT_MPS;
+    x.load = 0.2;
+    x.fikit_mps_beside = true;
+    x.fikit_mps_priority = true;
+    x.fikit_mps_thread_pct = 50;
+    struct fikit_sim_report capped, confined;
+    struct fikit_err err;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &capped, NULL, NULL, &err), 0, "%s", err.msg);
+    x.fikit_mps_thread_pct = 0;
+    x.fikit_mps_confine_pct = 50;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &confined, NULL, NULL, &err), 0, "%s", err.msg);
+    const struct fikit_sim_row *a = &capped.row[FIKIT_SIM_MODE_FIKIT_MPS], *b = &confined.row[FIKIT_SIM_MODE_FIKIT_MPS];
+    cr_assert_eq(a->holds + b->holds, 0, "beside: never held");
+    cr_assert_gt(b->loop_ratio, a->loop_ratio * 1.2, "confined per launch: %.3f, capped: %.3f", b->loop_ratio,
+                 a->loop_ratio);
+    cr_assert_leq(b->p99_ratio.v, a->p99_ratio.v * 1.05, "the service's p99: %.3f against %.3f", b->p99_ratio.v,
+                  a->p99_ratio.v);
+}
+
 Test(sim_run, a_quantile_lies_inside_its_interval)
 {
     uint64_t v[1000];
