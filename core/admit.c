@@ -153,7 +153,8 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
              * (above), or all in a pause (no launch for longer than their
              * gaps' p99, nothing running) or between bursts, has the
              * whole device. */
-            if (v->confine_pct && !all_resting) {
+            bool whole_at_rest = mode != FIKIT_LOWER_BESIDE || (v->knobs.flags & FIKIT_KNOB_WHOLE_AT_REST);
+            if (v->confine_pct && (!all_resting || !whole_at_rest)) {
                 uint32_t pct = v->knobs.sm_pct ? v->knobs.sm_pct : v->confine_pct;
                 out->sm_pct = pct < 100 ? pct : 0;
             }

@@ -14,9 +14,9 @@ void fikit_budget_step_knobs(int step, uint64_t max_queued_ns, uint32_t sm_pct, 
      * (400 us by default) against 250 us, but beside with the SMs halved. */
     static const uint32_t gaps_quarters[FIKIT_BUDGET_GAPS_TOP + 1] = {0, 0, 1, 2, 4, 8, 16};
     static const uint32_t beside_us[FIKIT_BUDGET_STEPS - FIKIT_BUDGET_GAPS_TOP - 1] = {250, 500, 1000,
-                                                                                      2000, 4000, 8000};
+                                                                                      2000, 4000, 8000, 8000};
     static const uint32_t beside_sm_eighths[FIKIT_BUDGET_STEPS - FIKIT_BUDGET_GAPS_TOP - 1] = {4, 4, 6,
-                                                                                              8, 8, 8};
+                                                                                              8, 8, 8, 8};
     if (step < 0)
         step = 0;
     if (step > FIKIT_BUDGET_TOP)
@@ -39,6 +39,8 @@ void fikit_budget_step_knobs(int step, uint64_t max_queued_ns, uint32_t sm_pct, 
     out->sm_pct = cap * beside_sm_eighths[k] / 8;
     if (!out->sm_pct)
         out->sm_pct = 1;
+    if (step == FIKIT_BUDGET_TOP)
+        out->flags = FIKIT_KNOB_WHOLE_AT_REST;
 }
 
 /* One burst alone, and a size of burst with what it is judged by. */
@@ -224,7 +226,9 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     b->judged++;
 
     if (b->breaks >= 2) {
-        /* The p99 may be over the budget: halve the step, fast. */
+        /* The p99 may be over the budget: halve the step, fast; from the
+         * top, one step (it differs only in the whole device at rest,
+         * which a task that is not confined never had). */
         if (b->step == 0) {
             b->unmeetable = true;
             forget(b);
@@ -233,7 +237,7 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
         if (b->cuts_from[b->step] < UINT32_MAX)
             b->cuts_from[b->step]++;
         b->cuts++;
-        change(b, b->step / 2, end_ns, max_queued_ns);
+        change(b, b->step == FIKIT_BUDGET_TOP ? b->step - 1 : b->step / 2, end_ns, max_queued_ns);
         return FIKIT_BUDGET_CUT;
     }
     if (b->step >= b->top || b->near > FIKIT_BUDGET_NEAR_MAX)

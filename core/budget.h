@@ -11,7 +11,8 @@
  * its configuration allows (beside needs share = beside). The controller
  * keeps one step per budgeted task: it cuts the step by half when more
  * than one burst in FIKIT_BUDGET_WINDOW breaks the budget (the p99 may be
- * over it), and climbs one step after FIKIT_BUDGET_GROW bursts that kept
+ * over it; from the top step, one step: the whole device at rest goes
+ * first), and climbs one step after FIKIT_BUDGET_GROW bursts that kept
  * well inside it; each cut out of a step doubles the bursts needed to
  * climb back into it (up to 64 times), which bounds how often it can
  * oscillate. Bursts that started before a change had settled (the old
@@ -38,11 +39,19 @@ struct fikit_lower_knobs {
     uint32_t mode;        /* enum fikit_lower_mode */
     uint32_t sm_pct;      /* share of the SMs, percent; 0: as configured */
     uint64_t inflight_ns; /* its queued work ahead; with FREE, unused */
+    uint32_t flags;       /* FIKIT_KNOB_* */
 };
 
+/* BESIDE: a task whose launches fikit confines (mps_lower_cap = launches)
+ * has the whole device while the levels above rest (between their
+ * requests); without it, its share then too. FREE always has it. */
+#define FIKIT_KNOB_WHOLE_AT_REST 1u
+
 /* The ladder. Steps 1 to FIKIT_BUDGET_GAPS_TOP share gaps (step 1 only the
- * room a gap is near certain to leave, its 1 % quantile); above, beside. */
-#define FIKIT_BUDGET_STEPS 13
+ * room a gap is near certain to leave, its 1 % quantile); above, beside;
+ * the top step alone lets a confined task have the whole device while the
+ * budgeted level rests (FIKIT_KNOB_WHOLE_AT_REST). */
+#define FIKIT_BUDGET_STEPS 14
 #define FIKIT_BUDGET_GAPS_TOP 6
 #define FIKIT_BUDGET_TOP (FIKIT_BUDGET_STEPS - 1)
 

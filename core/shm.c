@@ -693,6 +693,7 @@ void fikit_shm_set_knobs(struct fikit_shm *shm, int s, const struct fikit_lower_
     struct fikit_shm_owner *o = &shm->hdr->owner[s];
     atomic_store_explicit(&o->knob_inflight_ns, k->inflight_ns, memory_order_relaxed);
     atomic_store_explicit(&o->knob_sm_pct, k->sm_pct, memory_order_relaxed);
+    atomic_store_explicit(&o->knob_flags, k->flags, memory_order_relaxed);
     atomic_store_explicit(&o->knob_mode, k->mode, memory_order_relaxed);
 }
 
@@ -701,6 +702,7 @@ void fikit_shm_get_knobs(const struct fikit_shm *shm, int s, struct fikit_lower_
     const struct fikit_shm_owner *o = &shm->hdr->owner[s];
     k->mode = atomic_load_explicit(&o->knob_mode, memory_order_relaxed);
     k->sm_pct = atomic_load_explicit(&o->knob_sm_pct, memory_order_relaxed);
+    k->flags = atomic_load_explicit(&o->knob_flags, memory_order_relaxed);
     k->inflight_ns = atomic_load_explicit(&o->knob_inflight_ns, memory_order_relaxed);
 }
 

@@ -143,6 +143,8 @@ struct fikit_shm_owner {
     _Atomic uint32_t knob_mode;
     _Atomic uint32_t knob_sm_pct;
     _Atomic uint64_t knob_inflight_ns;
+    _Atomic uint32_t knob_flags;
+    uint32_t pad2;
 };
 
 /* fikitd's memfd: clients map it read-only. */

@@ -168,7 +168,9 @@ static void steer(struct sim *m)
     for (size_t j = 0; j < m->n; j++) {
         const struct fikit_sim_task *spec = m->t[j].spec;
         struct fikit_lower_knobs k;
-        fikit_budget_set_knobs(&m->budgets, (int)j, m->s->sched.max_queued_ns, spec->thread_pct, &k);
+        /* Its share, however kept: a thread cap or confined launches. */
+        uint32_t share = spec->thread_pct ? spec->thread_pct : spec->confine_pct;
+        fikit_budget_set_knobs(&m->budgets, (int)j, m->s->sched.max_queued_ns, share, &k);
         fikit_shm_set_knobs(m->shm, (int)j, &k);
         fikit_sched_set_knobs(&m->sched, (uint32_t)j, &k);
         if (m->s->sm_shares && m->s->substrate == FIKIT_SIM_MPS && spec->beside && !spec->confine_pct)

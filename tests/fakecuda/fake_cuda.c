@@ -422,17 +422,31 @@ struct pending {
 static struct pending pendings[256];
 static int npending;
 
+static int met(const struct pending *p)
+{
+    pthread_mutex_lock(&p->e->m);
+    int done = p->e->done >= p->gen;
+    pthread_mutex_unlock(&p->e->m);
+    return done;
+}
+
+/* A wait stays listed until it is met, whoever waits for it: a thread that
+ * drains every stream's (a copy on the legacy stream) must not take one
+ * away from the thread whose stream it is. */
 static void drain_waits(CUstream s, int all)
 {
     for (;;) {
         pthread_mutex_lock(&green_lock);
         struct pending p = {0};
-        for (int i = 0; i < npending; i++)
-            if (all || pendings[i].s == s) {
-                p = pendings[i];
+        for (int i = 0; i < npending;) {
+            if (met(&pendings[i])) {
                 pendings[i] = pendings[--npending];
-                break;
+                continue;
             }
+            if (!p.e && (all || pendings[i].s == s))
+                p = pendings[i];
+            i++;
+        }
         pthread_mutex_unlock(&green_lock);
         if (!p.e)
             return;

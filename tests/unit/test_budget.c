@@ -144,13 +144,17 @@ Test(budget, a_breach_cuts_fast_and_only_once_per_settling)
     cr_assert_eq(b.step, FIKIT_BUDGET_TOP, "a beside task starts as configured");
     cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_KEEP, "one break in the window is the p99's own");
     cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_CUT, "a second one cuts");
-    cr_assert_eq(b.step, FIKIT_BUDGET_TOP / 2, "by half");
+    cr_assert_eq(b.step, FIKIT_BUDGET_TOP - 1, "from the top, one step: the whole device at rest goes first");
+    now_ns += 9 * MS; /* the old step's queue drained */
+    burst(&b, REF * 2);
+    cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_CUT);
+    cr_assert_eq(b.step, (FIKIT_BUDGET_TOP - 1) / 2, "below the top, by half");
     /* A burst that started before the old step's queue (8 ms) drained is
      * not held against the new step. */
     uint64_t start = now_ns + MS;
     now_ns = start + REF * 3;
     cr_assert_eq(fikit_budget_note_burst(&b, start, now_ns, REF, 100000), FIKIT_BUDGET_IGNORED);
-    cr_assert_eq(b.step, FIKIT_BUDGET_TOP / 2);
+    cr_assert_eq(b.step, (FIKIT_BUDGET_TOP - 1) / 2);
     /* Breaking on at the new step: down to waiting in a few bursts. */
     int cuts = 0;
     for (int i = 0; i < 20 && b.step > 0; i++)
@@ -293,13 +297,15 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     fikit_budget_set_knobs(&set, 2, 100000, 70, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_BESIDE);
     cr_assert_eq(k.sm_pct, 70);
+    cr_assert_eq(k.flags, FIKIT_KNOB_WHOLE_AT_REST, "at the top: the whole device while the service rests");
     fikit_budget_set_knobs(&set, 1, 100000, 0, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_GAPS, "a gaps task never goes beside");
     cr_assert_eq(k.inflight_ns, 400000, "at the gaps' top");
 
-    /* The service breaks its budget: both lower tasks are cut. */
+    /* The service breaks its budget: both lower tasks are cut (the beside
+     * one first loses the whole device at rest, then half its steps). */
     uint64_t t = 0;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         cr_assert_eq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000), FIKIT_BUDGET_IGNORED,
                      "a size never seen alone");
         fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 20, 100000);
