@@ -101,7 +101,21 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
         fikit_fill_rooms_add(&out->rooms, &gap, busy, now, v->gap_confidence);
     }
 
+    /* Where fikit confines a beside task's launches itself (mps_lower_cap
+     * = launches), a launch while a level above is in a request, a fill of
+     * its gaps included, goes into the share the budget's step gives, else
+     * the configured one; while every level above rests (idle, in a pause,
+     * or between bursts) the whole device, unless the budget's step is
+     * below its top: then its share there too, as under a thread cap. */
+    uint32_t share = 0;
+    bool whole_at_rest = mode == FIKIT_LOWER_FREE || (v->knobs.flags & FIKIT_KNOB_WHOLE_AT_REST);
+    if (v->confine_pct) {
+        uint32_t pct = v->knobs.sm_pct ? v->knobs.sm_pct : v->confine_pct;
+        share = pct < 100 ? pct : 0;
+    }
     if (top == FIKIT_LEVELS) {
+        if (!whole_at_rest)
+            out->sm_pct = share;
         /* Higher levels have tasks, none active: go, but keep the queued
          * work within max_queued_ns, since a GPU does not take back what it
          * was given and a high-priority launch would wait behind all of it.
@@ -113,6 +127,7 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
         return;
     }
     fikit_fill_rooms_done(&out->rooms);
+    uint32_t confine = all_resting && whole_at_rest ? 0 : share;
     if (mode == FIKIT_LOWER_GAPS && !queue_bound) {
         /* The budget's lowest gap step: only the room the gap is near
          * certain to leave, whatever is queued. */
@@ -146,28 +161,18 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
          * again shortly rather than being held (fikitd would keep it for a
          * gap alone). */
         bool too_slow = v->beside_max_slowdown_ppm && slowdown > v->beside_max_slowdown_ppm;
-        if (!too_slow) {
-            /* Where fikit confines the launches itself, it goes into the
-             * share the budget's step gives, else the configured one; a
-             * launch into a gap (below), while the levels above are idle
-             * (above), or all in a pause (no launch for longer than their
-             * gaps' p99, nothing running) or between bursts, has the
-             * whole device. */
-            bool whole_at_rest = mode != FIKIT_LOWER_BESIDE || (v->knobs.flags & FIKIT_KNOB_WHOLE_AT_REST);
-            if (v->confine_pct && (!all_resting || !whole_at_rest)) {
-                uint32_t pct = v->knobs.sm_pct ? v->knobs.sm_pct : v->confine_pct;
-                out->sm_pct = pct < 100 ? pct : 0;
-            }
+        if (!too_slow || try_fill(v, now, dur_ns, out)) {
+            out->sm_pct = confine;
             return;
         }
-        if (try_fill(v, now, dur_ns, out))
-            return;
         out->kind = FIKIT_ADMIT_RECHECK;
         out->until_ns = now + FIKIT_BESIDE_RECHECK_NS;
         return;
     }
-    if (try_fill(v, now, dur_ns, out))
+    if (try_fill(v, now, dur_ns, out)) {
+        out->sm_pct = confine;
         return;
+    }
     if (v->beside) {
         /* A beside task the budget keeps to gaps looks again, as beside a
          * slowed level: fikitd would keep it for a gap alone. */

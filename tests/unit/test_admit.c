@@ -227,7 +227,8 @@ Test(admit, beside_goes_unless_the_level_above_runs_too_slow)
 
 /* Where fikit confines a beside task's launches itself (green contexts),
  * the answer says into what share: the budget's step, else the configured
- * share, and the whole device for a fill or while the level above idles. */
+ * share (a fill of the service's gap too), and the whole device while the
+ * level above idles. */
 Test(admit, a_confined_beside_launch_gets_its_share_only_while_the_level_above_is_active)
 {
     setup(0, 50 * US, 300 * US);
@@ -249,7 +250,11 @@ Test(admit, a_confined_beside_launch_gets_its_share_only_while_the_level_above_i
     T[0].slowdown_ppm = 1200000;
     T[0].slowdown_ns = 5 * US;
     cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_FILL, "too slow: shares the gaps");
-    cr_assert_eq(A.sm_pct, 0, "a fill has the whole device");
+    cr_assert_eq(A.sm_pct, 70, "a fill of the service's gap is confined too");
+    fikit_budget_step_knobs(FIKIT_BUDGET_GAPS_TOP, 100 * US, 70, &V.knobs);
+    cr_assert_eq(admit(50 * US, 100 * US), FIKIT_ADMIT_FILL, "the budget keeps it to gaps");
+    cr_assert_eq(A.sm_pct, 70, "confined in them");
+    memset(&V.knobs, 0, sizeof V.knobs);
     T[0].slowdown_ppm = 0;
     T[0].idle_after_ns = 0;
     cr_assert_eq(admit(50 * MS, 1 * MS), FIKIT_ADMIT_GO);
@@ -271,6 +276,16 @@ Test(admit, a_confined_launch_has_the_whole_device_while_the_level_above_is_betw
     cr_assert_eq(A.sm_pct, 50, "it waited 5 us ago: a launch may still continue the burst");
     cr_assert_eq(admit(55 * US + FIKIT_BURST_JOIN_NS, 1 * MS), FIKIT_ADMIT_GO);
     cr_assert_eq(A.sm_pct, 0, "between bursts: the whole device");
+    fikit_budget_step_knobs(FIKIT_BUDGET_TOP, 100 * US, 50, &V.knobs);
+    cr_assert_eq(admit(55 * US + FIKIT_BURST_JOIN_NS, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 0, "the budget's top step: the whole device at rest");
+    fikit_budget_step_knobs(FIKIT_BUDGET_TOP - 1, 100 * US, 50, &V.knobs);
+    cr_assert_eq(admit(55 * US + FIKIT_BURST_JOIN_NS, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 50, "one step below: its share at rest too, as under a thread cap");
+    T[0].idle_after_ns = 0;
+    cr_assert_eq(admit(50 * MS, 1 * MS), FIKIT_ADMIT_GO);
+    cr_assert_eq(A.sm_pct, 50, "and while the level above idles");
+    memset(&V.knobs, 0, sizeof V.knobs);
     T[0].last_launch_ns = 56 * US;
     cr_assert_eq(admit(55 * US + FIKIT_BURST_JOIN_NS, 1 * MS), FIKIT_ADMIT_GO);
     cr_assert_eq(A.sm_pct, 50, "it launched again after its wait: a new burst");
