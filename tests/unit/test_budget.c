@@ -142,11 +142,13 @@ Test(budget, a_breach_cuts_fast_and_only_once_per_settling)
     struct fikit_budget b;
     fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
     cr_assert_eq(b.step, FIKIT_BUDGET_TOP, "a beside task starts as configured");
-    cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_KEEP, "one break in the window is the p99's own");
-    cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_CUT, "a second one cuts");
+    for (int i = 1; i < FIKIT_BUDGET_CUT_BREAKS; i++)
+        cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_KEEP, "%d breaks in the window may be the p99's own", i);
+    cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_CUT, "%d cut", FIKIT_BUDGET_CUT_BREAKS);
     cr_assert_eq(b.step, FIKIT_BUDGET_TOP - 1, "from the top, one step: the whole device at rest goes first");
     now_ns += 9 * MS; /* the old step's queue drained */
-    burst(&b, REF * 2);
+    for (int i = 1; i < FIKIT_BUDGET_CUT_BREAKS; i++)
+        burst(&b, REF * 2);
     cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_CUT);
     cr_assert_eq(b.step, (FIKIT_BUDGET_TOP - 1) / 2, "below the top, by half");
     /* A burst that started before the old step's queue (8 ms) drained is
@@ -157,7 +159,7 @@ Test(budget, a_breach_cuts_fast_and_only_once_per_settling)
     cr_assert_eq(b.step, (FIKIT_BUDGET_TOP - 1) / 2);
     /* Breaking on at the new step: down to waiting in a few bursts. */
     int cuts = 0;
-    for (int i = 0; i < 20 && b.step > 0; i++)
+    for (int i = 0; i < 20 * FIKIT_BUDGET_CUT_BREAKS && b.step > 0; i++)
         cuts += burst(&b, REF * 2) == FIKIT_BUDGET_CUT;
     cr_assert_eq(b.step, 0);
     cr_assert_leq(cuts, 4, "halving: log2 of the ladder");
@@ -167,8 +169,8 @@ Test(budget, recovery_climbs_one_step_per_window_well_inside)
 {
     struct fikit_budget b;
     fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
-    burst(&b, REF * 2);
-    burst(&b, REF * 2);
+    for (int i = 0; i < FIKIT_BUDGET_CUT_BREAKS; i++)
+        burst(&b, REF * 2);
     int after_cut = b.step;
     /* Well inside: one step per FIKIT_BUDGET_GROW bursts, doubled into the
      * step it was cut from. */
@@ -305,11 +307,14 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     /* The service breaks its budget: both lower tasks are cut (the beside
      * one first loses the whole device at rest, then half its steps). */
     uint64_t t = 0;
-    for (int i = 0; i < 4; i++) {
-        cr_assert_eq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000), FIKIT_BUDGET_IGNORED,
-                     "a size never seen alone");
-        fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 20, 100000);
-        t += 10 * MS + 2 * REF;
+    for (int cut = 0; cut < 2; cut++) {
+        for (int i = 0; i < FIKIT_BUDGET_CUT_BREAKS; i++) {
+            cr_assert_eq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000), FIKIT_BUDGET_IGNORED,
+                         "a size never seen alone");
+            fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 20, 100000);
+            t += 2 * REF;
+        }
+        t += 10 * MS; /* the step's queue drains */
     }
     fikit_budget_set_knobs(&set, 2, 100000, 70, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_GAPS);
