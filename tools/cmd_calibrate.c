@@ -2,6 +2,7 @@
 #include "conf/config.h"
 #include "core/calibration.h"
 #include "tools/commands.h"
+#include "tools/daemon_files.h"
 #include "tools/options.h"
 
 #include <errno.h>
@@ -131,5 +132,10 @@ int fikit_cmd_calibrate(int argc, char **argv)
     }
     printf("stored in %s/calibration: fikitd uses it for %s on %s (substrate_cost_us = auto)\n", state,
            substrate, model);
+    /* fikitd reads it when it opens a device, at that device's first task. */
+    int pid = fikitd_running_pid(&cfg);
+    if (pid)
+        printf("fikitd (pid %d) runs: it uses the new cost for a device it opens from now on; for a device "
+               "it already schedules, restart it (fikit stop, then fikitd)\n", pid);
     return 0;
 }

@@ -12,6 +12,7 @@ int fikit_cmd_profile(int argc, char **argv);
 int fikit_cmd_trace(int argc, char **argv);
 int fikit_cmd_calibrate(int argc, char **argv);
 int fikit_cmd_sim(int argc, char **argv);
+int fikit_cmd_stop(int argc, char **argv);
 
 /* Loads fikit.ini as every command does (config: -c, else the search
  * order). Returns 0, or -1 after printing "fikit CMD: <the error>". */

@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"replay", fikit_cmd_replay, "replay a launch timeline through the policy and print decisions"},
     {"sim", fikit_cmd_sim, "model a service and a training job sharing a GPU under fikit's policy"},
     {"config", fikit_cmd_config, "check fikit.ini and print the configuration in effect"},
+    {"stop", fikit_cmd_stop, "stop the fikitd this configuration names (its pid file)"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

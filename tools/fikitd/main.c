@@ -4,6 +4,7 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "tools/fikitd/server.h"
+#include "tools/daemon_files.h"
 
 #include <errno.h>
 #include <fcntl.h>

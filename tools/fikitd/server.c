@@ -1,4 +1,5 @@
 #include "tools/fikitd/server.h"
+#include "tools/daemon_files.h"
 #include "tools/fikitd/attest.h"
 #include "tools/fikitd/metrics.h"
 
@@ -89,13 +90,6 @@ static int activated_socket(struct fikitd *d)
     return 3;
 }
 
-void fikitd_state_file(const struct fikit_config *cfg, const char *name, char *buf, size_t len)
-{
-    char state[PATH_MAX];
-    fikit_config_state_dir(cfg, state, sizeof state);
-    snprintf(buf, len, "%s/%s", state, name);
-}
-
 int fikitd_listen(struct fikitd *d)
 {
     int act = activated_socket(d);
@@ -143,17 +137,9 @@ int fikitd_listen(struct fikitd *d)
         socklen_t len = sizeof cr;
         int pid = getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 ? (int)cr.pid : 0;
         close(probe);
-        char pid_path[PATH_MAX + 16], live[64];
-        fikitd_state_file(&d->cfg, FIKITD_PID_FILE, pid_path, sizeof pid_path);
-        FILE *pf = fopen(pid_path, "r");
-        int from_file = 0;
-        if (pf) {
-            if (fscanf(pf, "%d", &from_file) != 1)
-                from_file = 0;
-            fclose(pf);
-        }
-        snprintf(live, sizeof live, "/proc/%d", from_file);
-        if (from_file > 0 && access(live, F_OK) == 0)
+        char live[64];
+        int from_file = fikitd_running_pid(&d->cfg);
+        if (from_file > 0)
             pid = from_file;
         snprintf(live, sizeof live, "/proc/%d", pid);
         if (pid > 0 && access(live, F_OK) == 0)

@@ -106,11 +106,7 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
                          struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS]);
 
 /* Creates the socket directory and binds the socket. Errors name the path. */
-/* STATE_DIR/NAME of fikitd's files: "fikitd.log" (a detached daemon's
- * log) and "fikitd.pid" (its pid while it runs). */
-#define FIKITD_LOG_FILE "fikitd.log"
-#define FIKITD_PID_FILE "fikitd.pid"
-void fikitd_state_file(const struct fikit_config *cfg, const char *name, char *buf, size_t len);
+/* fikitd's state-directory files: tools/daemon_files.h. */
 
 int fikitd_listen(struct fikitd *d);
 /* Raises the descriptor limit to its hard limit, sizes the connections
