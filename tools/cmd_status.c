@@ -9,12 +9,14 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: fikit status [-c FILE] [-s SOCKET]\n"
+    fprintf(f, "Usage: fikit status [-c FILE] [-s SOCKET] [--json] [--watch SECONDS [--count N]]\n"
                "\n"
                "Shows fikitd's devices and, per device, the policy, substrate cost, the active\n"
                "priority level, the launches held now and the grants so far, and the arbiter's\n"
@@ -47,17 +49,27 @@ static void usage(FILE *f)
                "                    watch this\n"
                "\n"
                "Under a task with a latency_budget, a line says how fikitd holds it: the\n"
-               "controller's step (0 = the tasks below wait while it is active, up to 12 =\n"
-               "beside with 8 ms queued), its last burst against what bursts of that size took\n"
+               "controller's step (0 = the tasks below wait while it is active, up to 13 =\n"
+               "beside with 8 ms queued and, for a task whose launches fikit confines, the\n"
+               "whole device while it rests), its last burst against what bursts of that size took\n"
                "alone, bursts read, cuts and climbs. Under a task below one, a line says what\n"
                "the budget lets it do now.\n"
                "\n"
                "Options:\n"
                "  -c, --config FILE   read the socket path from this fikit.ini\n"
                "  -s, --socket PATH   talk to the fikitd listening on PATH\n"
+               "  -j, --json          print one JSON document: \"fikitd\" (version, pid,\n"
+               "                      configuration) and \"devices\", each with its fields above\n"
+               "                      and its \"tasks\" (times in ns, ratios as numbers, absent\n"
+               "                      ones null)\n"
+               "  -w, --watch SECONDS show it again every SECONDS until interrupted: on a\n"
+               "                      terminal the screen is redrawn, else each is a block of\n"
+               "                      its own (with --json, a line each)\n"
+               "  -n, --count N       with --watch, stop after N\n"
                "  -h, --help          show this help\n"
                "\n"
-               "Exit status: 0, or 1 if fikitd cannot be reached.\n");
+               "Exit status: 0, or 1 if fikitd cannot be reached (with --watch: at the first\n"
+               "look; later it says so and looks again), 2 on a usage error.\n");
 }
 
 /* Shared by the tool's commands. */
@@ -127,12 +139,97 @@ static void budget_lines(const struct fikit_msg_status_task *t)
     }
 }
 
-int fikit_cmd_status(int argc, char **argv)
+/* A string as JSON writes it. */
+static void json_str(const char *v)
 {
-    const char *config = NULL, *sock = NULL;
-    const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &config),
-                                          FIKIT_OPT("socket", 's', &sock), {0}};
-    fikit_tool_options(argc, argv, opts, usage); /* status takes no operands; extra ones are ignored */
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+static void json_device(const struct fikit_msg_status_device *d)
+{
+    printf("{\"index\":%u,\"key\":", d->index);
+    json_str(d->key);
+    printf(",\"model\":");
+    json_str(d->model);
+    printf(",\"policy\":\"%s\",\"substrate_cost_ns\":%llu,\"safety_margin_ns\":%llu,\"active_level\":",
+           fikit_policy_name(d->policy), (unsigned long long)d->substrate_cost_ns,
+           (unsigned long long)d->safety_margin_ns);
+    if (d->top_level >= FIKIT_LEVELS)
+        printf("null");
+    else
+        printf("%d", d->top_level);
+    printf(",\"held_now\":%llu,\"grants\":{\"free\":%llu,\"fit\":%llu,\"starved\":%llu,\"pause\":%llu,"
+           "\"overdue\":%llu,\"other\":%llu},\"woken_ahead\":%llu,\"tracing\":%s,\"trace_lost\":%llu,"
+           "\"pickup_ns\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu,\"count\":%llu},"
+           "\"pass_ns\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu,\"count\":%llu},\"tasks\":[",
+           (unsigned long long)d->held_now, (unsigned long long)d->grants_free, (unsigned long long)d->grants_fit,
+           (unsigned long long)d->grants_starved, (unsigned long long)d->grants_pause,
+           (unsigned long long)d->grants_overdue, (unsigned long long)d->grants_other,
+           (unsigned long long)d->nudges, d->trace_on ? "true" : "false", (unsigned long long)d->trace_lost,
+           (unsigned long long)d->pickup_p50_ns, (unsigned long long)d->pickup_p99_ns,
+           (unsigned long long)d->pickup_max_ns, (unsigned long long)d->pickups,
+           (unsigned long long)d->pass_p50_ns, (unsigned long long)d->pass_p99_ns,
+           (unsigned long long)d->pass_max_ns, (unsigned long long)d->passes);
+}
+
+static void json_ratio(const char *name, uint32_t ppm)
+{
+    if (ppm)
+        printf(",\"%s\":%.6f", name, ppm / 1e6);
+    else
+        printf(",\"%s\":null", name);
+}
+
+static void json_task(const struct fikit_msg_status_task *t)
+{
+    printf("{\"slot\":%u,\"pid\":%d,\"task\":", t->slot, t->pid);
+    json_str(t->name);
+    printf(",\"priority\":%d,\"requested_priority\":%d,\"share\":\"%s\",\"state\":\"%s\",\"launches\":%llu,"
+           "\"holds\":%llu,\"grants\":%llu,\"fills\":%llu,\"paces\":%llu,\"held_now\":%llu,\"held_longest_ns\":%llu,"
+           "\"held_kernel_ns\":",
+           t->level, t->requested_level, t->beside ? "beside" : "gaps", t->active ? "active" : "idle",
+           (unsigned long long)t->launches, (unsigned long long)t->holds, (unsigned long long)t->grants,
+           (unsigned long long)t->fills, (unsigned long long)t->paces, (unsigned long long)t->held_now,
+           (unsigned long long)t->held_longest_ns);
+    if (t->held_now && t->held_longest_dur_ns)
+        printf("%llu", (unsigned long long)t->held_longest_dur_ns);
+    else
+        printf("null");
+    printf(",\"idle_after_ns\":%llu", (unsigned long long)t->idle_after_ns);
+    json_ratio("slowdown", t->slowdown_ppm);
+    printf(",\"budget\":");
+    if (!t->budget_ppm) {
+        printf("null");
+    } else {
+        printf("{\"latency_budget\":%.6f,\"step\":", t->budget_ppm / 1e6);
+        if (t->budget_step < 0)
+            printf("null");
+        else
+            printf("%d", t->budget_step);
+        printf(",\"unmeetable\":%s", t->budget_unmeetable ? "true" : "false");
+        json_ratio("last_burst", t->burst_slowdown_ppm);
+        printf(",\"bursts\":%llu,\"bursts_lost\":%llu,\"cuts\":%u,\"climbs\":%u,\"sizes\":%u}",
+               (unsigned long long)t->bursts, (unsigned long long)t->bursts_lost, t->budget_cuts,
+               t->budget_climbs, t->budget_sizes);
+    }
+    static const char *const modes[] = {"as configured", "wait", "gaps", "beside"};
+    printf(",\"steered\":{\"mode\":\"%s\",\"inflight_ns\":%llu,\"sm_pct\":%u}}",
+           t->knob_mode < 4 ? modes[t->knob_mode] : "?", (unsigned long long)t->knob_inflight_ns, t->knob_sm_pct);
+}
+
+/* One look at fikitd: its devices and tasks, as text or JSON. 0, or 1 if it
+ * could not be reached or answered with an error. */
+static int look(const char *config, const char *sock, bool json)
+{
     int fd = fikit_tool_connect("status", config, sock);
     if (fd < 0)
         return 1;
@@ -141,14 +238,25 @@ int fikit_cmd_status(int argc, char **argv)
     int rc = fikit_proto_send(fd, FIKIT_MSG_HELLO, NULL, 0, -1);
     if (!rc && fikit_proto_recv(fd, buf, &type, NULL, 5000) >= 0 && type == FIKIT_MSG_HELLO_OK) {
         const struct fikit_msg_hello_ok *h = fikit_proto_payload(buf);
-        printf("fikitd %s, pid %d, configuration %s, %u device%s\n", h->version, h->pid, h->config,
-               h->ndevices, h->ndevices == 1 ? "" : "s");
+        if (json) {
+            printf("{\"fikitd\":{\"version\":");
+            json_str(h->version);
+            printf(",\"pid\":%d,\"configuration\":", h->pid);
+            json_str(h->config);
+            printf("},\"devices\":[");
+        } else {
+            printf("fikitd %s, pid %d, configuration %s, %u device%s\n", h->version, h->pid, h->config,
+                   h->ndevices, h->ndevices == 1 ? "" : "s");
+        }
+    } else if (json) {
+        printf("{\"fikitd\":null,\"devices\":[");
     }
     if (rc || fikit_proto_send(fd, FIKIT_MSG_STATUS, NULL, 0, -1)) {
         fprintf(stderr, "fikit status: fikitd closed the connection\n");
         close(fd);
         return 1;
     }
+    int devices = 0, tasks = 0;
     for (;;) {
         int n = fikit_proto_recv(fd, buf, &type, NULL, 5000);
         if (n < 0) {
@@ -158,7 +266,14 @@ int fikit_cmd_status(int argc, char **argv)
         }
         if (type == FIKIT_MSG_END)
             break;
-        if (type == FIKIT_MSG_STATUS_DEVICE) {
+        if (type == FIKIT_MSG_STATUS_DEVICE && json) {
+            printf("%s", devices++ ? "]}," : "");
+            json_device(fikit_proto_payload(buf));
+            tasks = 0;
+        } else if (type == FIKIT_MSG_STATUS_TASK && json) {
+            printf("%s", tasks++ ? "," : "");
+            json_task(fikit_proto_payload(buf));
+        } else if (type == FIKIT_MSG_STATUS_DEVICE) {
             const struct fikit_msg_status_device *d = fikit_proto_payload(buf);
             char top[16];
             if (d->top_level >= FIKIT_LEVELS)
@@ -219,6 +334,61 @@ int fikit_cmd_status(int argc, char **argv)
             return 1;
         }
     }
+    if (json)
+        printf("%s]}\n", devices ? "]}" : "");
     close(fd);
+    return 0;
+}
+
+int fikit_cmd_status(int argc, char **argv)
+{
+    const char *config = NULL, *sock = NULL, *watch = NULL, *count_arg = NULL;
+    bool json = false;
+    const struct fikit_tool_opt opts[] = {FIKIT_OPT("config", 'c', &config), FIKIT_OPT("socket", 's', &sock),
+                                          FIKIT_FLAG("json", 'j', &json), FIKIT_OPT("watch", 'w', &watch),
+                                          FIKIT_OPT("count", 'n', &count_arg), {0}};
+    fikit_tool_options(argc, argv, opts, usage); /* status takes no operands; extra ones are ignored */
+    double every = 0;
+    long count = 0;
+    if (watch) {
+        char *end;
+        every = strtod(watch, &end);
+        if (*end || !(every >= 0.05 && every <= 86400)) {
+            fprintf(stderr, "fikit status: --watch %s: accepted: seconds from 0.05 to 86400\n", watch);
+            return 2;
+        }
+    }
+    if (count_arg) {
+        char *end;
+        count = strtol(count_arg, &end, 10);
+        if (*end || count < 1 || !watch) {
+            fprintf(stderr, "fikit status: --count %s: accepted: a number of looks from 1, with --watch\n",
+                    count_arg);
+            return 2;
+        }
+    }
+    if (!watch)
+        return look(config, sock, json);
+    bool tty = isatty(STDOUT_FILENO);
+    for (long i = 0; !count || i < count; i++) {
+        if (i) {
+            struct timespec ts = {(time_t)every, (long)((every - (double)(time_t)every) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+        if (tty && !json)
+            printf("\033[H\033[2J");
+        else if (i && !json)
+            printf("\n");
+        if (!json) {
+            time_t now = time(NULL);
+            char when[64];
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
+            printf("%s, every %g s\n", when, every);
+        }
+        int rc = look(config, sock, json);
+        if (rc && i == 0)
+            return rc;
+        fflush(stdout);
+    }
     return 0;
 }

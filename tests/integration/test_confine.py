@@ -13,6 +13,7 @@ keeps the program's order:
 - with the priority-0 task gone, none is moved (the whole device);
 - where green contexts cannot be made (an old driver), the task says so in
   one line on stderr, shares only gaps, and its results are still right."""
+import json
 import os
 from harness import BUILD, Fikit, check, status_column, wait_for
 
@@ -73,6 +74,19 @@ with Fikit(policy="fill", extra="substrate = mps\nmps_lower_cap = launches\nlate
     check(green >= 0.9 * (n - 8),
           f"{green} of its {n} launches ran in a green context beside the busy task")
     check("cannot confine" not in p.stderr, "no warning: green contexts work here")
+
+    # fikit status --json and --watch, while the busy task runs.
+    doc = json.loads(fk.tool("status", "-c", fk.config, "--json").stdout)
+    tasks = [t for d in doc["devices"] for t in d["tasks"]]
+    svc_row = [t for t in tasks if t["task"] == "svc"]
+    check(doc["fikitd"]["pid"] > 0 and len(doc["devices"]) == 1 and svc_row and svc_row[0]["priority"] == 0
+          and svc_row[0]["launches"] > 0 and doc["devices"][0]["active_level"] == 0,
+          f"fikit status --json: one device, the busy task at priority 0 with {svc_row[0]['launches']} launches")
+    w = fk.tool("status", "-c", fk.config, "--json", "--watch", "0.1", "--count", "3")
+    looks = [json.loads(l) for l in w.stdout.splitlines()]
+    check(w.returncode == 0 and len(looks) == 3 and
+          looks[2]["devices"][0]["tasks"][0]["launches"] >= looks[0]["devices"][0]["tasks"][0]["launches"],
+          "fikit status --json --watch 0.1 --count 3: three documents, a line each, launches growing")
 
     svc.terminate()
     svc.communicate(timeout=60)

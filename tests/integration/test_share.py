@@ -52,7 +52,10 @@ def beside_service(fk, lp_argv):
 
 
 def configure(fk, guard=0):
-    fk.write_config("fill", f"substrate = mps\nbeside_max_slowdown = {guard}", tasks=())
+    # No latency budget: a service that outlasts the batch job runs bursts
+    # alone, and with ten of a size its budget would steer the job (paces of
+    # its own), which is not what this test is about (integration.budget is).
+    fk.write_config("fill", f"substrate = mps\nbeside_max_slowdown = {guard}\nlatency_budget = 0", tasks=())
     with open(fk.config, "a") as f:
         f.write("[client]\nsample_rate = 0.5\n[task.serve]\npriority = 0\n"
                 "[task.batch]\npriority = 9\nmps_thread_percentage = 50\nshare = beside\n")
