@@ -13,6 +13,7 @@
 
 #include "tests/host_kernels.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,22 +31,40 @@ struct dbl_fn {
 const struct dbl_fn *dbl_fn_named(const struct dbl_fn *fns, size_t n, const char *name);
 const struct dbl_fn *dbl_fn_by_host(const struct dbl_fn *fns, size_t n, const void *host);
 
-/* A stream; device: its device, or -1 where the API does not say. */
+/* A stream; device: its device, or -1 where the API does not say. A
+ * stream runs what it is given at once on the calling thread, except an
+ * asynchronous one (dbl_astream_new: the streams of a CUDA green context or
+ * of a HIP CU mask), which runs it in order on a thread of its own, a
+ * kernel after a short sleep, so that work a program's other streams do not
+ * wait for is seen to run out of order. A stream told to wait for an event
+ * (dbl_wait) blocks its next operation until the event completes; the
+ * legacy stream's operations wait for every stream's waits. */
 struct dbl_graph;
+struct dbl_astream;
 struct dbl_stream {
     int device;
     int capturing;
     struct dbl_graph *g;
+    int legacy;                /* its operations wait for every stream's waits */
+    struct dbl_astream *async; /* set on an asynchronous stream */
 };
 
 struct dbl_stream *dbl_stream_new(int device);
+/* An asynchronous stream; share: the SMs or CUs it was given, for the shim. */
+struct dbl_stream *dbl_astream_new(int device, unsigned share);
+/* Waits until an asynchronous stream ran everything it was given. */
+void dbl_astream_sync(struct dbl_stream *s);
+/* Kernels run on asynchronous streams so far. */
+long dbl_async_kernels(void);
 void dbl_capture_begin(struct dbl_stream *s);
 /* The graph the capture recorded (freed with dbl_graph_free). */
 struct dbl_graph *dbl_capture_end(struct dbl_stream *s);
 void dbl_graph_free(struct dbl_graph *g);
 
-/* A launch of fn on s: recorded while s is captured, else run and counted.
- * params as kernelParams; dbl_run_packed takes them packed in one buffer. */
+/* A launch of fn on s: recorded while s is captured, else run (after s's
+ * waits; on an asynchronous stream, queued with its parameters copied) and
+ * counted. params as kernelParams; dbl_run_packed takes them packed in one
+ * buffer. */
 void dbl_run(const struct dbl_fn *fn, const unsigned grid[3], const unsigned block[3], struct dbl_stream *s,
              void **params);
 void dbl_run_packed(const struct dbl_fn *fn, const unsigned grid[3], const unsigned block[3],
@@ -53,16 +72,32 @@ void dbl_run_packed(const struct dbl_fn *fn, const unsigned grid[3], const unsig
 /* Runs a recorded graph: one launch. */
 void dbl_graph_launch(struct dbl_graph *g);
 
-/* An event of a device (-1: any). */
+/* An event of a device (-1: any): when it completed, and its generations,
+ * recorded (each record) and completed. */
 struct dbl_event {
     int device;
     uint64_t t; /* when recorded; 0: not yet */
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    uint64_t rec, done;
 };
 
 struct dbl_event *dbl_event_new(int device);
 /* 0; DBL_CAPTURING on a captured stream (fikit must never record there);
- * DBL_OTHER_DEVICE on another device's stream (refused, as in ROCm). */
-int dbl_event_record(struct dbl_event *e, const struct dbl_stream *s);
+ * DBL_OTHER_DEVICE on another device's stream (refused, as in ROCm). On an
+ * asynchronous stream the event completes when the stream reaches it; on
+ * another, after the stream's waits. */
+int dbl_event_record(struct dbl_event *e, struct dbl_stream *s);
+/* Whether every record of e so far has completed (never recorded: false). */
+int dbl_event_done(struct dbl_event *e);
+/* Waits until every record of e so far has completed. */
+void dbl_event_sync(struct dbl_event *e);
+/* s waits for e's records so far before its next operation. 0, or -1 when
+ * the double's table of waits is full. */
+int dbl_wait(struct dbl_stream *s, struct dbl_event *e);
+/* Blocks until s's waits are met (NULL or the legacy stream: every
+ * stream's), as an operation on s would. */
+void dbl_drain(struct dbl_stream *s);
 /* b's time after a's, in ms: 0, or DBL_OTHER_DEVICE where they are not of
  * one device or one was never recorded. */
 int dbl_event_elapsed(const struct dbl_event *a, const struct dbl_event *b, float *ms);

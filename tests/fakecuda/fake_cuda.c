@@ -210,19 +210,17 @@ API cuCtxGetDevice(CUdevice *d)
     *d = current->ordinal;
     return CUDA_SUCCESS;
 }
-/* Blocks until the waits the program's streams were given are met (all:
- * every stream's, as the legacy stream and a context's synchronisation
- * wait for every blocking stream); below, with green contexts. */
-static void drain_waits(CUstream s, int all);
-API cuCtxSynchronize(void) { drain_waits(NULL, 1); return CUDA_SUCCESS; }
+/* A context's synchronisation waits for every stream's waits, as the
+ * legacy stream does (tests/double/double.h). */
+API cuCtxSynchronize(void) { dbl_drain(NULL); return CUDA_SUCCESS; }
 
 /* --------------------------------------------------------------- memory */
 
 API cuMemAlloc_v2(CUdeviceptr *p, size_t n) { *p = (CUdeviceptr)(uintptr_t)calloc(1, n); return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
 API cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
 /* Copies are on the legacy stream: after everything the streams wait for. */
-API cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { drain_waits(NULL, 1); memcpy((void *)(uintptr_t)d, s, n); return CUDA_SUCCESS; }
-API cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { drain_waits(NULL, 1); memcpy(d, (void *)(uintptr_t)s, n); return CUDA_SUCCESS; }
+API cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { dbl_drain(NULL); memcpy((void *)(uintptr_t)d, s, n); return CUDA_SUCCESS; }
+API cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { dbl_drain(NULL); memcpy(d, (void *)(uintptr_t)s, n); return CUDA_SUCCESS; }
 
 /* ------------------------------------------------------ modules, naming */
 
@@ -242,7 +240,7 @@ API cuKernelGetName(const char **name, CUkernel k) { *name = ((const struct dbl_
 
 
 /* The legacy and per-thread streams; a stream has no device here (-1). */
-static struct dbl_stream legacy = {-1, 0, NULL}, per_thread_storage = {-1, 0, NULL};
+static struct dbl_stream legacy = {.device = -1, .legacy = 1}, per_thread_storage = {.device = -1};
 
 static struct dbl_stream *S(CUstream s)
 {
@@ -255,11 +253,13 @@ static struct dbl_stream *S(CUstream s)
 
 API cuStreamCreate(CUstream *s, unsigned flags) { (void)flags; *s = (CUstream)dbl_stream_new(-1); return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
 API cuStreamDestroy_v2(CUstream s) { free(s); return CUDA_SUCCESS; }
-static int green_sync(CUstream s);
 API cuStreamSynchronize(CUstream s)
 {
-    if (!green_sync(s))
-        drain_waits(s, 0);
+    struct dbl_stream *st = S(s);
+    if (st->async)
+        dbl_astream_sync(st);
+    else
+        dbl_drain(st);
     return CUDA_SUCCESS;
 }
 API cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) { (void)m; dbl_capture_begin(S(s)); return CUDA_SUCCESS; }
@@ -275,14 +275,10 @@ API cuGraphDestroy(CUgraph g) { dbl_graph_free((struct dbl_graph *)g); return CU
 
 /* A device's SMs as the driver describes them: 132, partitions of at least
  * 8, in groups of 8 (an H100's). A green context has a share of them; its
- * streams are the one asynchronous kind of this double: a thread runs what
- * is queued on each, in order, a kernel after a short sleep, so that work
- * the program's own (synchronous) streams do not wait for is seen to run out
- * of order. That is what lets a test see whether fikit, moving a program's
- * launches into a green context, keeps the program's stream order: an
- * event recorded on a green stream completes when the thread reaches it; a
- * program stream told to wait for one (cuStreamWaitEvent) blocks its next
- * operation until then. FAKECUDA_GREEN=unsupported makes cuGreenCtxCreate
+ * streams are the driver double's asynchronous ones (tests/double/double.h),
+ * whose kernels run late on a thread of their own: what lets a test see
+ * whether fikit, moving a program's launches into a green context, keeps the
+ * program's stream order. FAKECUDA_GREEN=unsupported makes cuGreenCtxCreate
  * fail as an old driver's would; FAKECUDA_GREEN_COUNT names a file that
  * gets the number of kernels run in green contexts. */
 #define SM_COUNT 132
@@ -295,163 +291,23 @@ struct CUgreenCtx_st {
     struct CUctx_st ctx;
 };
 
-/* An event: recorded (rec) and completed (done) generations. */
-struct fevent {
-    struct dbl_event base;
-    pthread_mutex_t m;
-    pthread_cond_t cv;
-    uint64_t rec, done;
-};
-
-enum { ITEM_KERNEL, ITEM_RECORD, ITEM_WAIT };
-struct item {
-    int kind;
-    const struct dbl_fn *fn;
-    unsigned g[3], b[3];
-    uint64_t store[8]; /* the kernel's parameters, copied at launch as the driver does */
-    struct fevent *ev;
-    uint64_t gen;
-    struct item *next;
-};
-
-struct gstream {
-    struct dbl_stream base; /* first: S() takes any stream as a dbl_stream */
-    struct CUgreenCtx_st *owner;
-    pthread_mutex_t m;
-    pthread_cond_t cv;
-    struct item *head, *tail;
-    int busy;
-    struct gstream *next;
-};
-
+/* Green streams and the green context each belongs to. */
 static pthread_mutex_t green_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct gstream *gstreams;
-static _Atomic long green_kernels;
+static struct green_stream {
+    CUstream s;
+    CUgreenCtx owner;
+} green_streams[256];
+static int ngreen;
 
-static struct gstream *green_of(CUstream s)
+static CUgreenCtx green_owner(CUstream s)
 {
+    CUgreenCtx g = NULL;
     pthread_mutex_lock(&green_lock);
-    struct gstream *g = gstreams;
-    while (g && (CUstream)g != s)
-        g = g->next;
+    for (int i = 0; i < ngreen && !g; i++)
+        if (green_streams[i].s == s)
+            g = green_streams[i].owner;
     pthread_mutex_unlock(&green_lock);
     return g;
-}
-
-static void event_wait(struct fevent *e, uint64_t gen)
-{
-    pthread_mutex_lock(&e->m);
-    while (e->done < gen)
-        pthread_cond_wait(&e->cv, &e->m);
-    pthread_mutex_unlock(&e->m);
-}
-
-static void event_complete(struct fevent *e, uint64_t gen, const struct dbl_stream *s)
-{
-    pthread_mutex_lock(&e->m);
-    dbl_event_record(&e->base, s);
-    if (gen > e->done)
-        e->done = gen;
-    pthread_cond_broadcast(&e->cv);
-    pthread_mutex_unlock(&e->m);
-}
-
-static void *green_thread(void *arg)
-{
-    struct gstream *g = arg;
-    pthread_mutex_lock(&g->m);
-    for (;;) {
-        while (!g->head)
-            pthread_cond_wait(&g->cv, &g->m);
-        struct item *it = g->head;
-        g->busy = 1;
-        pthread_mutex_unlock(&g->m);
-        if (it->kind == ITEM_KERNEL) {
-            nanosleep(&(struct timespec){0, 200000}, NULL);
-            void *args[8];
-            for (int i = 0; i < it->fn->nparams && i < 8; i++)
-                args[i] = &it->store[i];
-            dbl_run(it->fn, it->g, it->b, &g->base, args);
-            green_kernels++;
-        } else if (it->kind == ITEM_RECORD) {
-            event_complete(it->ev, it->gen, &g->base);
-        } else {
-            event_wait(it->ev, it->gen);
-        }
-        pthread_mutex_lock(&g->m);
-        g->head = it->next;
-        if (!g->head)
-            g->tail = NULL;
-        g->busy = 0;
-        free(it);
-        pthread_cond_broadcast(&g->cv);
-    }
-    return NULL;
-}
-
-static void enqueue(struct gstream *g, struct item *it)
-{
-    pthread_mutex_lock(&g->m);
-    if (g->tail)
-        g->tail->next = it;
-    else
-        g->head = it;
-    g->tail = it;
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->m);
-}
-
-static int green_sync(CUstream s)
-{
-    struct gstream *g = green_of(s);
-    if (!g)
-        return 0;
-    pthread_mutex_lock(&g->m);
-    while (g->head || g->busy)
-        pthread_cond_wait(&g->cv, &g->m);
-    pthread_mutex_unlock(&g->m);
-    return 1;
-}
-
-/* The program's streams' waits: (stream, event, generation). */
-struct pending {
-    CUstream s;
-    struct fevent *e;
-    uint64_t gen;
-};
-static struct pending pendings[256];
-static int npending;
-
-static int met(const struct pending *p)
-{
-    pthread_mutex_lock(&p->e->m);
-    int done = p->e->done >= p->gen;
-    pthread_mutex_unlock(&p->e->m);
-    return done;
-}
-
-/* A wait stays listed until it is met, whoever waits for it: a thread that
- * drains every stream's (a copy on the legacy stream) must not take one
- * away from the thread whose stream it is. */
-static void drain_waits(CUstream s, int all)
-{
-    for (;;) {
-        pthread_mutex_lock(&green_lock);
-        struct pending p = {0};
-        for (int i = 0; i < npending;) {
-            if (met(&pendings[i])) {
-                pendings[i] = pendings[--npending];
-                continue;
-            }
-            if (!p.e && (all || pendings[i].s == s))
-                p = pendings[i];
-            i++;
-        }
-        pthread_mutex_unlock(&green_lock);
-        if (!p.e)
-            return;
-        event_wait(p.e, p.gen);
-    }
 }
 
 __attribute__((destructor)) static void report_green(void)
@@ -459,7 +315,7 @@ __attribute__((destructor)) static void report_green(void)
     const char *path = getenv("FAKECUDA_GREEN_COUNT");
     FILE *f = path && *path ? fopen(path, "w") : NULL;
     if (f) {
-        fprintf(f, "%ld\n", (long)green_kernels);
+        fprintf(f, "%ld\n", dbl_async_kernels());
         fclose(f);
     }
 }
@@ -523,31 +379,21 @@ API cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx owner, unsigned flags, int pr
 {
     (void)flags;
     (void)priority;
-    struct gstream *g = calloc(1, sizeof *g);
-    if (!g)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    g->base.device = -1;
-    g->owner = owner;
-    pthread_mutex_init(&g->m, NULL);
-    pthread_cond_init(&g->cv, NULL);
-    pthread_t t;
-    if (pthread_create(&t, NULL, green_thread, g)) {
-        free(g);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    pthread_detach(t);
     pthread_mutex_lock(&green_lock);
-    g->next = gstreams;
-    gstreams = g;
+    CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
+    struct dbl_stream *st = ngreen < 256 ? dbl_astream_new(owner->ctx.ordinal, owner->ctx.green_sms) : NULL;
+    if (st) {
+        green_streams[ngreen++] = (struct green_stream){(CUstream)st, owner};
+        *s = (CUstream)st;
+        r = CUDA_SUCCESS;
+    }
     pthread_mutex_unlock(&green_lock);
-    *s = (CUstream)g;
-    return CUDA_SUCCESS;
+    return r;
 }
 API cuStreamGetGreenCtx(CUstream s, CUgreenCtx *out)
 {
-    struct gstream *g = green_of(s);
-    *out = g ? g->owner : (current && current->green_sms && (!s || s == (CUstream)0x2)
-                               ? (CUgreenCtx)current : NULL);
+    CUgreenCtx g = green_owner(s);
+    *out = g ? g : (current && current->green_sms && (!s || s == (CUstream)0x2) ? (CUgreenCtx)current : NULL);
     return CUDA_SUCCESS;
 }
 
@@ -558,23 +404,7 @@ static CUresult run(CUfunction f, const unsigned g[3], const unsigned b[3], CUst
 {
     if (!current)
         return CUDA_ERROR_INVALID_CONTEXT;
-    const struct dbl_fn *fn = (const struct dbl_fn *)f;
-    struct gstream *gs = green_of(s);
-    if (gs) {
-        struct item *it = calloc(1, sizeof *it);
-        if (!it)
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        it->kind = ITEM_KERNEL;
-        it->fn = fn;
-        memcpy(it->g, g, sizeof it->g);
-        memcpy(it->b, b, sizeof it->b);
-        for (int i = 0; i < fn->nparams && i < 8; i++)
-            memcpy(&it->store[i], params[i], fn->size[i] <= 8 ? fn->size[i] : 8);
-        enqueue(gs, it);
-        return CUDA_SUCCESS;
-    }
-    drain_waits(s, !s);
-    dbl_run(fn, g, b, S(s), params);
+    dbl_run((const struct dbl_fn *)f, g, b, S(s), params);
     return CUDA_SUCCESS;
 }
 
@@ -614,7 +444,7 @@ API cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsig
 }
 API cuGraphLaunch(CUgraphExec e, CUstream s)
 {
-    drain_waits(s, !s);
+    dbl_drain(S(s));
     dbl_graph_launch((struct dbl_graph *)e);
     return CUDA_SUCCESS;
 }
@@ -622,88 +452,21 @@ API cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) { return cuGraphLaunch(e, s); 
 
 /* --------------------------------------------------------------- events */
 
-API cuEventCreate(CUevent *e, unsigned flags)
-{
-    (void)flags;
-    struct fevent *f = calloc(1, sizeof *f);
-    if (!f)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    f->base.device = -1;
-    pthread_mutex_init(&f->m, NULL);
-    pthread_cond_init(&f->cv, NULL);
-    *e = (CUevent)f;
-    return CUDA_SUCCESS;
-}
+API cuEventCreate(CUevent *e, unsigned flags) { (void)flags; *e = (CUevent)dbl_event_new(-1); return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
 API cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
 API cuEventRecord(CUevent e, CUstream s)
 {
-    struct fevent *f = (struct fevent *)e;
-    if (S(s)->capturing)
+    if (dbl_event_record((struct dbl_event *)e, S(s)))
         return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* fikit must never do this */
-    struct gstream *g = green_of(s);
-    pthread_mutex_lock(&f->m);
-    uint64_t gen = ++f->rec;
-    pthread_mutex_unlock(&f->m);
-    if (g) {
-        struct item *it = calloc(1, sizeof *it);
-        if (!it)
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        it->kind = ITEM_RECORD;
-        it->ev = f;
-        it->gen = gen;
-        enqueue(g, it);
-        return CUDA_SUCCESS;
-    }
-    drain_waits(s, !s);
-    event_complete(f, gen, S(s));
     return CUDA_SUCCESS;
 }
 API cuEventRecord_ptsz(CUevent e, CUstream s) { return cuEventRecord(e, s ? s : (CUstream)0x2); }
-API cuEventQuery(CUevent e)
-{
-    struct fevent *f = (struct fevent *)e;
-    pthread_mutex_lock(&f->m);
-    int ready = f->rec ? f->done >= f->rec : f->base.t != 0;
-    pthread_mutex_unlock(&f->m);
-    return ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
-}
-API cuEventSynchronize(CUevent e)
-{
-    struct fevent *f = (struct fevent *)e;
-    pthread_mutex_lock(&f->m);
-    uint64_t gen = f->rec;
-    pthread_mutex_unlock(&f->m);
-    event_wait(f, gen);
-    return CUDA_SUCCESS;
-}
+API cuEventQuery(CUevent e) { return dbl_event_done((struct dbl_event *)e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
+API cuEventSynchronize(CUevent e) { dbl_event_sync((struct dbl_event *)e); return CUDA_SUCCESS; }
 API cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags)
 {
     (void)flags;
-    struct fevent *f = (struct fevent *)e;
-    pthread_mutex_lock(&f->m);
-    uint64_t gen = f->rec, done = f->done;
-    pthread_mutex_unlock(&f->m);
-    if (done >= gen)
-        return CUDA_SUCCESS;
-    struct gstream *g = green_of(s);
-    if (g) {
-        struct item *it = calloc(1, sizeof *it);
-        if (!it)
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        it->kind = ITEM_WAIT;
-        it->ev = f;
-        it->gen = gen;
-        enqueue(g, it);
-        return CUDA_SUCCESS;
-    }
-    pthread_mutex_lock(&green_lock);
-    CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
-    if (npending < (int)(sizeof pendings / sizeof pendings[0])) {
-        pendings[npending++] = (struct pending){s, f, gen};
-        r = CUDA_SUCCESS;
-    }
-    pthread_mutex_unlock(&green_lock);
-    return r;
+    return dbl_wait(S(s), (struct dbl_event *)e) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
 }
 API cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned flags) { return cuStreamWaitEvent(s ? s : (CUstream)0x2, e, flags); }
 API cuGetErrorName(CUresult r, const char **s)
