@@ -95,7 +95,7 @@ void fikit_client_confine_failed(const char *why)
     struct fikit_client *c = &fikit_client;
     bool was = false;
     if (atomic_compare_exchange_strong(&c->confine_failed, &was, true))
-        fikit_warn("task %s: cannot confine its launches to %u%% of the SMs (%s): it shares only the gaps "
+        fikit_warn("task %s: cannot confine its launches to %u%% of the device (%s): it shares only the gaps "
                    "of higher levels", c->task, c->confine_pct, why);
 }
 

@@ -272,6 +272,7 @@ FIKIT_EVENT_PAIR_OVER(rt, hipEvent_t, hipStream_t, hipSuccess, hipErrorNotReady,
 
 const struct fikit_backend_ops fikit_hip_ops = {
     .kind = FIKIT_BACKEND_HIP,
+    .confines = true,
     .name = "hip",
     .kernel_name = kernel_name,
     .device_identity = device_identity,

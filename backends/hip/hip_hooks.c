@@ -14,6 +14,7 @@
  * ROCm headers only), and the C++-mangled names under which ROCm 5 exports
  * hipExtModuleLaunchKernel and hipHccModuleLaunchKernel. */
 #include "backends/hip/hip_backend.h"
+#include "backends/hip/hip_confine.h"
 #include "core/log.h"
 #include "interpose/burst.h"
 #include "interpose/hooks.h"
@@ -269,6 +270,57 @@ static bool begin(struct fikit_launch *x, void *real, enum fikit_hip_kernel_kind
         return r_;                                                                                 \
     } while (0)
 
+/* Where the gate confines the launch to part of the CUs (x->gate.sm_pct):
+ * into a CU-masked stream, ordered against the program's
+ * (backends/hip/hip_confine.h). False: it goes as the program asked. */
+static bool confine_begin(struct fikit_launch *x, struct fikit_hip_redirect *rd)
+{
+    if (!x->gate.sm_pct)
+        return false;
+    if (fikit_hip_confine_begin(&x->desc, x->gate.sm_pct, rd))
+        return true;
+    if (rd->failed)
+        fikit_client_confine_failed(rd->failed);
+    return false;
+}
+
+static bool confine_end(struct fikit_hip_redirect *rd, hipError_t r)
+{
+    if (fikit_hip_confine_end(rd, r))
+        return true;
+    if (rd->failed)
+        fikit_client_confine_failed(rd->failed);
+    return false;
+}
+
+/* GATED, for the entry points whose launches may be confined: CALL names
+ * its stream sv, which is the masked stream where the gate confines the
+ * launch and the program's otherwise. */
+#define GATED_CONFINED(real, kind, k, program, spt, grid, block, shmem, sv, CALL)                   \
+    do {                                                                                           \
+        struct fikit_launch x_;                                                                    \
+        hipStream_t sv = (program);                                                                 \
+        if (!begin(&x_, (void *)(real), (kind), (const void *)(k), sv, (spt), (grid), (block),     \
+                   (shmem)))                                                                       \
+            PASS(CALL);                                                                            \
+        in_launch++;                                                                               \
+        struct fikit_hip_redirect rd_;                                                             \
+        hipError_t r_;                                                                             \
+        if (confine_begin(&x_, &rd_)) {                                                            \
+            sv = rd_.stream;                                                                       \
+            r_ = CALL;                                                                             \
+            if (!confine_end(&rd_, r_)) {                                                          \
+                sv = (program);                                                                     \
+                r_ = CALL;                                                                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            r_ = CALL;                                                                             \
+        }                                                                                          \
+        in_launch--;                                                                               \
+        fikit_launch_end(&x_, r_ == hipSuccess);                                                   \
+        return r_;                                                                                 \
+    } while (0)
+
 #define DIMS(d) {(d).x, (d).y, (d).z}
 
 /* hipLaunchKernel and hipLaunchKernel_spt */
@@ -281,8 +333,8 @@ static hipError_t launch(int id, bool spt, const void *f, dim3 g, dim3 b, void *
     if (!real)
         return hipErrorNotFound;
     const unsigned grid[3] = DIMS(g), block[3] = DIMS(b);
-    GATED(real, FIKIT_HIP_HOST_FUNCTION, f, s, spt, grid, block, shmem,
-          real(f, g, b, args, shmem, s));
+    GATED_CONFINED(real, FIKIT_HIP_HOST_FUNCTION, f, s, spt, grid, block, shmem, st,
+                   real(f, g, b, args, shmem, st));
 }
 
 EXPORT hipError_t hipLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shmem,
@@ -417,8 +469,8 @@ EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsign
     if (!real)
         return hipErrorNotFound;
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    GATED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem,
-          real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
+    GATED_CONFINED(real, FIKIT_HIP_FUNCTION, f, s, false, grid, block, shmem, st,
+                   real(f, gx, gy, gz, bx, by, bz, shmem, st, params, extra));
 }
 
 typedef hipError_t (*module_coop_fn)(hipFunction_t, unsigned int, unsigned int, unsigned int,
