@@ -1,5 +1,6 @@
 #include "backends/cuda/cuda_confine.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/confine_pool.h"
 
 #include "core/log.h"
 
@@ -77,31 +78,8 @@ static const char *why(const char *call, CUresult r)
 
 /* ------------------------------------------------------------- the pool */
 
-/* Lanes per partition: a program stream's launches go through the lane its
- * handle hashes to. Streams that share a lane are ordered after each other
- * while confined (more order, never less). */
-#define LANES 16
-/* Partitions a process makes: per device and size of share. */
-#define PARTITIONS 16
 /* Devices (primary contexts) a process confines on. */
 #define CONTEXTS 8
-
-struct fikit_cuda_lane {
-    pthread_mutex_t lock;
-    bool made;
-    CUstream green;  /* in the green context */
-    CUevent before;  /* made in the primary context, recorded on the program's stream */
-    CUevent after;   /* made in the green context, recorded on the green stream */
-};
-
-struct partition {
-    _Atomic int state; /* 0: not made, 1: made, -1: failed */
-    CUcontext owner;   /* the primary context */
-    unsigned sms;
-    CUgreenCtx green;
-    CUcontext green_ctx;
-    struct fikit_cuda_lane lanes[LANES];
-};
 
 /* What a primary context's device offers. */
 struct context {
@@ -111,14 +89,16 @@ struct context {
     CUdevResource sm;  /* the device's SMs */
 };
 
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct context contexts[CONTEXTS];
-static struct partition partitions[PARTITIONS];
+/* Green contexts by primary context and SM count; lanes: a non-blocking
+ * stream of the green context, an event made in the primary context
+ * (recorded on the program's stream), one made in the green context
+ * (recorded on the green stream). */
+static struct fikit_confine_pool pool = FIKIT_CONFINE_POOL_INIT;
 /* Whether a launch into a green stream needs the green context current:
  * 0 not known yet, 1 no, 2 yes (found by the first launch). */
 static _Atomic int push_mode;
-/* Green launches refused since the last one taken. */
-static _Atomic unsigned strikes;
 /* One green context current on one thread at a time: the launches that
  * push it are serialised. */
 static pthread_mutex_t push_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -132,7 +112,7 @@ static const struct context *context_of(CUcontext ctx, const char **failed)
         if (!c)
             break;
     }
-    pthread_mutex_lock(&pool_lock);
+    pthread_mutex_lock(&contexts_lock);
     struct context *found = NULL;
     for (int i = 0; i < CONTEXTS && !found; i++) {
         struct context *c = &contexts[i];
@@ -155,7 +135,7 @@ static const struct context *context_of(CUcontext ctx, const char **failed)
             found = c;
         }
     }
-    pthread_mutex_unlock(&pool_lock);
+    pthread_mutex_unlock(&contexts_lock);
     return found;
 }
 
@@ -172,90 +152,62 @@ static unsigned sms_for(const CUdevResource *sm, uint32_t pct)
     return want >= total ? 0 : want;
 }
 
-static struct partition *partition_of(const struct context *c, unsigned sms, const char **failed)
+/* A partition's green context (fikit_confine_make_fn): res[0] the green
+ * context, res[1] its CUcontext. */
+static const char *make_green(struct fikit_confine_part *p, void *arg)
 {
-    for (int i = 0; i < PARTITIONS; i++) {
-        struct partition *p = &partitions[i];
-        int st = atomic_load_explicit(&p->state, memory_order_acquire);
-        if (st && p->owner == c->ctx && p->sms == sms)
-            return st > 0 ? p : NULL;
-    }
-    pthread_mutex_lock(&pool_lock);
-    struct partition *p = NULL;
-    for (int i = 0; i < PARTITIONS; i++) {
-        struct partition *q = &partitions[i];
-        int st = atomic_load_explicit(&q->state, memory_order_relaxed);
-        if (st && q->owner == c->ctx && q->sms == sms) {
-            p = st > 0 ? q : NULL;
-            goto out;
-        }
-        if (!st) {
-            p = q;
-            break;
-        }
-    }
-    if (!p)
-        goto out; /* every partition in use: this launch is not moved */
+    const struct context *c = arg;
     CUdevResource part, rest, all = c->sm;
     unsigned groups = 1;
     CUdevResourceDesc desc;
+    CUgreenCtx green;
+    CUcontext gctx;
     CUresult r;
-    if ((r = drv.SmResourceSplitByCount(&part, &groups, &all, &rest, 0, sms)) != CUDA_SUCCESS)
-        *failed = why("cuDevSmResourceSplitByCount", r);
-    else if ((r = drv.ResourceGenerateDesc(&desc, &part, 1)) != CUDA_SUCCESS)
-        *failed = why("cuDevResourceGenerateDesc", r);
-    else if ((r = drv.GreenCtxCreate(&p->green, desc, c->dev, CU_GREEN_CTX_DEFAULT_STREAM)) != CUDA_SUCCESS)
-        *failed = why("cuGreenCtxCreate", r);
-    else if ((r = drv.CtxFromGreenCtx(&p->green_ctx, p->green)) != CUDA_SUCCESS)
-        *failed = why("cuCtxFromGreenCtx", r);
-    p->owner = c->ctx;
-    p->sms = sms;
-    for (int i = 0; i < LANES; i++)
-        pthread_mutex_init(&p->lanes[i].lock, NULL);
-    if (!*failed)
-        fikit_debug("confining launches: a green context of %u of the device's %u SMs", part.sm.smCount,
-                    c->sm.sm.smCount);
-    atomic_store_explicit(&p->state, *failed ? -1 : 1, memory_order_release);
-    if (*failed)
-        p = NULL;
-out:
-    pthread_mutex_unlock(&pool_lock);
-    return p;
+    if ((r = drv.SmResourceSplitByCount(&part, &groups, &all, &rest, 0, p->units)) != CUDA_SUCCESS)
+        return why("cuDevSmResourceSplitByCount", r);
+    if ((r = drv.ResourceGenerateDesc(&desc, &part, 1)) != CUDA_SUCCESS)
+        return why("cuDevResourceGenerateDesc", r);
+    if ((r = drv.GreenCtxCreate(&green, desc, c->dev, CU_GREEN_CTX_DEFAULT_STREAM)) != CUDA_SUCCESS)
+        return why("cuGreenCtxCreate", r);
+    if ((r = drv.CtxFromGreenCtx(&gctx, green)) != CUDA_SUCCESS)
+        return why("cuCtxFromGreenCtx", r);
+    p->res[0] = green;
+    p->res[1] = gctx;
+    fikit_debug("confining launches: a green context of %u of the device's %u SMs", part.sm.smCount,
+                c->sm.sm.smCount);
+    return NULL;
 }
 
 /* Makes a lane's stream and events (its lock held). */
-static const char *lane_make(struct partition *p, struct fikit_cuda_lane *l)
+static const char *lane_make(struct fikit_confine_part *p, struct fikit_confine_lane *l)
 {
     CUresult r;
     CUcontext popped;
-    if ((r = drv.EventCreate(&l->before, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
+    CUevent before, after;
+    CUstream green;
+    if ((r = drv.EventCreate(&before, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
         return why("cuEventCreate", r);
-    if ((r = drv.GreenCtxStreamCreate(&l->green, p->green, CU_STREAM_NON_BLOCKING, 0)) != CUDA_SUCCESS)
+    if ((r = drv.GreenCtxStreamCreate(&green, (CUgreenCtx)p->res[0], CU_STREAM_NON_BLOCKING, 0)) != CUDA_SUCCESS)
         return why("cuGreenCtxStreamCreate", r);
-    if ((r = drv.CtxPushCurrent(p->green_ctx)) != CUDA_SUCCESS)
+    if ((r = drv.CtxPushCurrent((CUcontext)p->res[1])) != CUDA_SUCCESS)
         return why("cuCtxPushCurrent", r);
-    r = drv.EventCreate(&l->after, CU_EVENT_DISABLE_TIMING);
+    r = drv.EventCreate(&after, CU_EVENT_DISABLE_TIMING);
     drv.CtxPopCurrent(&popped);
     if (r != CUDA_SUCCESS)
         return why("cuEventCreate in the green context", r);
+    l->stream = green;
+    l->before = before;
+    l->after = after;
     l->made = true;
     return NULL;
 }
 
-static size_t lane_index(CUstream s)
-{
-    uintptr_t h = (uintptr_t)s;
-    h ^= h >> 17;
-    h *= 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 60) % LANES;
-}
-
 /* ------------------------------------------------------------ a launch */
 
-static void push(struct fikit_cuda_redirect *r, struct partition *p)
+static void push(struct fikit_cuda_redirect *r)
 {
     pthread_mutex_lock(&push_lock);
-    if (drv.CtxPushCurrent(p->green_ctx) == CUDA_SUCCESS) {
+    if (drv.CtxPushCurrent((CUcontext)r->part->res[1]) == CUDA_SUCCESS) {
         r->pushed = true;
         return;
     }
@@ -270,15 +222,6 @@ static void pop(struct fikit_cuda_redirect *r)
     drv.CtxPopCurrent(&c);
     r->pushed = false;
     pthread_mutex_unlock(&push_lock);
-}
-
-/* The lane's partition: lanes live inside their partition's array. */
-static struct partition *partition_of_lane(struct fikit_cuda_lane *l)
-{
-    for (int i = 0; i < PARTITIONS; i++)
-        if (l >= partitions[i].lanes && l < partitions[i].lanes + LANES)
-            return &partitions[i];
-    return NULL;
 }
 
 bool fikit_cuda_confine_begin(const struct fikit_launch_desc *l, uint32_t pct, struct fikit_cuda_redirect *r)
@@ -299,26 +242,27 @@ bool fikit_cuda_confine_begin(const struct fikit_launch_desc *l, uint32_t pct, s
     CUgreenCtx own = NULL;
     if (drv.StreamGetGreenCtx(s, &own) == CUDA_SUCCESS && own)
         return false; /* the program's own green context */
-    struct partition *p = partition_of(c, sms, &r->failed);
+    struct fikit_confine_part *p = fikit_confine_part(&pool, (uintptr_t)c->ctx, sms, make_green, (void *)c, &r->failed);
     if (!p)
         return false;
-    struct fikit_cuda_lane *lane = &p->lanes[lane_index(s)];
+    struct fikit_confine_lane *lane = fikit_confine_lane(p, s);
     pthread_mutex_lock(&lane->lock);
     if (!lane->made && (r->failed = lane_make(p, lane)) != NULL) {
         pthread_mutex_unlock(&lane->lock);
         return false;
     }
     /* The green stream waits for everything the program's stream holds. */
-    if (drv.EventRecord(lane->before, s) != CUDA_SUCCESS ||
-        drv.StreamWaitEvent(lane->green, lane->before, 0) != CUDA_SUCCESS) {
+    if (drv.EventRecord((CUevent)lane->before, s) != CUDA_SUCCESS ||
+        drv.StreamWaitEvent((CUstream)lane->stream, (CUevent)lane->before, 0) != CUDA_SUCCESS) {
         pthread_mutex_unlock(&lane->lock);
         return false;
     }
     r->lane = lane;
-    r->stream = lane->green;
+    r->part = p;
+    r->stream = (CUstream)lane->stream;
     r->program = s;
     if (atomic_load_explicit(&push_mode, memory_order_relaxed) == 2)
-        push(r, p);
+        push(r);
     return true;
 }
 
@@ -328,31 +272,29 @@ bool fikit_cuda_confine_retry(struct fikit_cuda_redirect *r, CUresult result)
         (result != CUDA_ERROR_INVALID_CONTEXT && result != CUDA_ERROR_INVALID_HANDLE &&
          result != CUDA_ERROR_CONTEXT_IS_DESTROYED))
         return false;
-    struct partition *p = partition_of_lane(r->lane);
-    if (p)
-        push(r, p);
+    push(r);
     return r->pushed;
 }
 
 bool fikit_cuda_confine_end(struct fikit_cuda_redirect *r, CUresult result)
 {
-    struct fikit_cuda_lane *lane = r->lane;
+    struct fikit_confine_lane *lane = r->lane;
     bool pushed = r->pushed;
     pop(r);
     if (result != CUDA_SUCCESS) {
         pthread_mutex_unlock(&lane->lock);
-        if (atomic_fetch_add(&strikes, 1) + 1 >= 8 && atomic_load(&push_mode) == 0)
+        if (fikit_confine_refused(&pool))
             r->failed = why("a launch into a green context", result);
         return false;
     }
     int known = 0;
     atomic_compare_exchange_strong(&push_mode, &known, pushed ? 2 : 1);
-    atomic_store_explicit(&strikes, 0, memory_order_relaxed);
+    fikit_confine_taken(&pool);
     /* The program's stream waits for the launch; where that cannot be
      * said, the launch is waited for here, so that order is never lost. */
-    if (drv.EventRecord(lane->after, lane->green) != CUDA_SUCCESS ||
-        drv.StreamWaitEvent(r->program, lane->after, 0) != CUDA_SUCCESS)
-        drv.StreamSynchronize(lane->green);
+    if (drv.EventRecord((CUevent)lane->after, (CUstream)lane->stream) != CUDA_SUCCESS ||
+        drv.StreamWaitEvent(r->program, (CUevent)lane->after, 0) != CUDA_SUCCESS)
+        drv.StreamSynchronize((CUstream)lane->stream);
     pthread_mutex_unlock(&lane->lock);
     return true;
 }

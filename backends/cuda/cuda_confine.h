@@ -17,11 +17,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct fikit_cuda_lane;
+struct fikit_confine_lane;
+struct fikit_confine_part;
 
 /* One launch being moved. */
 struct fikit_cuda_redirect {
-    struct fikit_cuda_lane *lane; /* held from begin to end */
+    struct fikit_confine_lane *lane; /* held from begin to end */
+    struct fikit_confine_part *part; /* its green context */
     CUstream stream;              /* the green stream to launch into */
     CUstream program;             /* the program's stream, as the driver sees it */
     bool pushed;                  /* the green context is current around the launch */

@@ -1,5 +1,6 @@
 #include "backends/hip/hip_confine.h"
 #include "backends/hip/hip_backend.h"
+#include "backends/confine_pool.h"
 
 #include "core/log.h"
 
@@ -54,29 +55,11 @@ static const char *why(const char *call, hipError_t e)
 
 /* ------------------------------------------------------------- the pool */
 
-#define LANES 16
-#define PARTITIONS 16
 /* A mask's words: 32 CUs each; 1024 CUs at most. */
 #define MASK_WORDS 32
 
-struct fikit_hip_lane {
-    pthread_mutex_t lock;
-    bool made;
-    hipStream_t masked;
-    hipEvent_t before, after;
-};
-
-struct partition {
-    _Atomic int state; /* 0: not made, 1: made, -1: failed */
-    int device;
-    unsigned cus;      /* the CUs it may use: the first cus of the device's */
-    struct fikit_hip_lane lanes[LANES];
-};
-
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct partition partitions[PARTITIONS];
-static _Atomic unsigned strikes; /* masked launches refused since the last taken */
-static _Atomic bool taken_once;
+/* By device and CU count; lanes: a masked stream and two events. */
+static struct fikit_confine_pool pool = FIKIT_CONFINE_POOL_INIT;
 
 static unsigned cus_for(int total, uint32_t pct)
 {
@@ -86,64 +69,33 @@ static unsigned cus_for(int total, uint32_t pct)
     return want >= (unsigned)total || want > MASK_WORDS * 32 ? 0 : want;
 }
 
-static struct partition *partition_of(int device, unsigned cus, const char **failed)
+/* A partition needs nothing of its own: its lanes' streams hold the mask. */
+static const char *make_nothing(struct fikit_confine_part *p, void *arg)
 {
-    for (int i = 0; i < PARTITIONS; i++) {
-        struct partition *p = &partitions[i];
-        int st = atomic_load_explicit(&p->state, memory_order_acquire);
-        if (st && p->device == device && p->cus == cus)
-            return st > 0 ? p : NULL;
-    }
-    pthread_mutex_lock(&pool_lock);
-    struct partition *p = NULL;
-    for (int i = 0; i < PARTITIONS; i++) {
-        struct partition *q = &partitions[i];
-        int st = atomic_load_explicit(&q->state, memory_order_relaxed);
-        if (st && q->device == device && q->cus == cus) {
-            p = st > 0 ? q : NULL;
-            goto out;
-        }
-        if (!st) {
-            p = q;
-            break;
-        }
-    }
-    if (!p)
-        goto out; /* every partition in use: this launch is not moved */
-    p->device = device;
-    p->cus = cus;
-    for (int i = 0; i < LANES; i++)
-        pthread_mutex_init(&p->lanes[i].lock, NULL);
-    fikit_debug("confining launches: a CU mask of %u CUs on device %d", cus, device);
-    atomic_store_explicit(&p->state, 1, memory_order_release);
-out:
-    pthread_mutex_unlock(&pool_lock);
-    (void)failed;
-    return p;
-}
-
-/* A lane's stream and events (its lock held; the launch's device current). */
-static const char *lane_make(struct partition *p, struct fikit_hip_lane *l)
-{
-    uint32_t mask[MASK_WORDS] = {0};
-    for (unsigned c = 0; c < p->cus; c++)
-        mask[c / 32] |= 1u << (c % 32);
-    hipError_t e;
-    if ((e = rt.StreamCreateWithCUMask(&l->masked, (p->cus + 31) / 32, mask)) != hipSuccess)
-        return why("hipExtStreamCreateWithCUMask", e);
-    if ((e = rt.EventCreateWithFlags(&l->before, hipEventDisableTiming)) != hipSuccess ||
-        (e = rt.EventCreateWithFlags(&l->after, hipEventDisableTiming)) != hipSuccess)
-        return why("hipEventCreateWithFlags", e);
-    l->made = true;
+    (void)arg;
+    fikit_debug("confining launches: a CU mask of %u CUs on device %d", p->units, (int)p->owner);
     return NULL;
 }
 
-static size_t lane_index(hipStream_t s)
+/* A lane's stream and events (its lock held; the launch's device current). */
+static const char *lane_make(struct fikit_confine_part *p, struct fikit_confine_lane *l)
 {
-    uintptr_t h = (uintptr_t)s;
-    h ^= h >> 17;
-    h *= 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 60) % LANES;
+    uint32_t mask[MASK_WORDS] = {0};
+    for (unsigned c = 0; c < p->units; c++)
+        mask[c / 32] |= 1u << (c % 32);
+    hipStream_t masked;
+    hipEvent_t before, after;
+    hipError_t e;
+    if ((e = rt.StreamCreateWithCUMask(&masked, (p->units + 31) / 32, mask)) != hipSuccess)
+        return why("hipExtStreamCreateWithCUMask", e);
+    if ((e = rt.EventCreateWithFlags(&before, hipEventDisableTiming)) != hipSuccess ||
+        (e = rt.EventCreateWithFlags(&after, hipEventDisableTiming)) != hipSuccess)
+        return why("hipEventCreateWithFlags", e);
+    l->stream = masked;
+    l->before = before;
+    l->after = after;
+    l->made = true;
+    return NULL;
 }
 
 /* ------------------------------------------------------------ a launch */
@@ -166,40 +118,40 @@ bool fikit_hip_confine_begin(const struct fikit_launch_desc *l, uint32_t pct, st
     unsigned cus = cus_for(total, pct);
     if (!cus)
         return false; /* its share is the whole device */
-    struct partition *p = partition_of(device, cus, &r->failed);
+    struct fikit_confine_part *p = fikit_confine_part(&pool, (uintptr_t)device, cus, make_nothing, NULL, &r->failed);
     if (!p)
         return false;
     hipStream_t s = (hipStream_t)l->stream;
-    struct fikit_hip_lane *lane = &p->lanes[lane_index(s)];
+    struct fikit_confine_lane *lane = fikit_confine_lane(p, s);
     pthread_mutex_lock(&lane->lock);
     if (!lane->made && (r->failed = lane_make(p, lane)) != NULL) {
         pthread_mutex_unlock(&lane->lock);
         return false;
     }
-    if (rt.EventRecord(lane->before, s) != hipSuccess || rt.StreamWaitEvent(lane->masked, lane->before, 0) != hipSuccess) {
+    if (rt.EventRecord((hipEvent_t)lane->before, s) != hipSuccess ||
+        rt.StreamWaitEvent((hipStream_t)lane->stream, (hipEvent_t)lane->before, 0) != hipSuccess) {
         pthread_mutex_unlock(&lane->lock);
         return false;
     }
     r->lane = lane;
-    r->stream = lane->masked;
+    r->stream = (hipStream_t)lane->stream;
     r->program = s;
     return true;
 }
 
 bool fikit_hip_confine_end(struct fikit_hip_redirect *r, hipError_t result)
 {
-    struct fikit_hip_lane *lane = r->lane;
+    struct fikit_confine_lane *lane = r->lane;
     if (result != hipSuccess) {
         pthread_mutex_unlock(&lane->lock);
-        if (atomic_fetch_add(&strikes, 1) + 1 >= 8 && !atomic_load(&taken_once))
+        if (fikit_confine_refused(&pool))
             r->failed = why("a launch into a CU-masked stream", result);
         return false;
     }
-    atomic_store_explicit(&taken_once, true, memory_order_relaxed);
-    atomic_store_explicit(&strikes, 0, memory_order_relaxed);
-    if (rt.EventRecord(lane->after, lane->masked) != hipSuccess ||
-        rt.StreamWaitEvent(r->program, lane->after, 0) != hipSuccess)
-        rt.StreamSynchronize(lane->masked);
+    fikit_confine_taken(&pool);
+    if (rt.EventRecord((hipEvent_t)lane->after, (hipStream_t)lane->stream) != hipSuccess ||
+        rt.StreamWaitEvent(r->program, (hipEvent_t)lane->after, 0) != hipSuccess)
+        rt.StreamSynchronize((hipStream_t)lane->stream);
     pthread_mutex_unlock(&lane->lock);
     return true;
 }

@@ -17,10 +17,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct fikit_hip_lane;
+struct fikit_confine_lane;
 
 struct fikit_hip_redirect {
-    struct fikit_hip_lane *lane; /* held from begin to end */
+    struct fikit_confine_lane *lane; /* held from begin to end */
     hipStream_t stream;          /* the masked stream to launch into */
     hipStream_t program;         /* the program's stream, as the runtime sees it */
     const char *failed;          /* set where confining cannot work in this process */

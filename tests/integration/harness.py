@@ -446,3 +446,22 @@ def check_no_unfit_start_mid_burst(trace, hp, lp):
                  f"(between launches at {prev['ts']:.0f} and {next_['ts']:.0f} us) without a "
                  f"fill or grant that predicted a fit: {own and own[2]}")
     return checked, mid
+
+
+def run_confined(fk, prog, rounds, count_env, **env):
+    """Runs a confined-launch program (tests/fakecuda/confined.c,
+    tests/hip/confined_hip.c) as task "job" with env added; returns (the run,
+    the kernels its double ran in confined streams, the launches it made)."""
+    count = os.path.join(fk.dir, "confined-count")
+    if os.path.exists(count):
+        os.unlink(count)
+    saved = dict(fk.env)
+    fk.env.update(env, **{count_env: count})
+    try:
+        p = fk.run("job", [prog, str(rounds)], timeout=300)
+    finally:
+        fk.env = saved
+    print(p.stdout + p.stderr, flush=True)
+    made = int(next(l.split()[1] for l in p.stdout.splitlines() if l.startswith("launches ")))
+    with open(count) as f:
+        return p, int(f.read()), made

@@ -15,31 +15,11 @@ keeps the program's order:
   one line on stderr, shares only gaps, and its results are still right."""
 import json
 import os
-from harness import BUILD, Fikit, check, status_column, wait_for
+from harness import BUILD, Fikit, check, run_confined, status_column, wait_for
 
 fake = os.path.join(BUILD, "tests", "fakecuda")
 confined = os.path.join(fake, "confined")
 spinner = os.path.join(fake, "multi_dev")
-
-
-def run_job(fk, rounds, **env):
-    """Runs confined.c as the job; returns (process, kernels run in green contexts)."""
-    count = os.path.join(fk.dir, "green-count")
-    if os.path.exists(count):
-        os.unlink(count)
-    saved = dict(fk.env)
-    fk.env.update(env, FAKECUDA_GREEN_COUNT=count)
-    try:
-        p = fk.run("job", [confined, str(rounds)], timeout=300)
-    finally:
-        fk.env = saved
-    print(p.stdout + p.stderr, flush=True)
-    with open(count) as f:
-        return p, int(f.read())
-
-
-def launches(out):
-    return int(next(l.split()[1] for l in out.splitlines() if l.startswith("launches ")))
 
 
 # pauses = off: the busy task stalls on a busy machine, and a stall past its
@@ -64,8 +44,7 @@ with Fikit(policy="fill", extra="substrate = mps\nmps_lower_cap = launches\nlate
     svc = fk.popen("svc", [spinner, "--spin", "600"])
     wait_for("the busy priority-0 task", lambda: status_column(fk.status(), "svc", "launches"))
 
-    p, green = run_job(fk, 8)
-    n = launches(p.stdout)
+    p, green, n = run_confined(fk, confined, 8, "FAKECUDA_GREEN_COUNT")
     check(p.returncode == 0 and "0 failures" in p.stdout,
           "every case read its results right with its launches confined")
     # Every launch but the graph launches (one a round, never moved) went
@@ -91,13 +70,13 @@ with Fikit(policy="fill", extra="substrate = mps\nmps_lower_cap = launches\nlate
     svc.terminate()
     svc.communicate(timeout=60)
     wait_for("the priority-0 task to leave", lambda: not status_column(fk.status(), "svc", "launches"))
-    p, green = run_job(fk, 2)
+    p, green, n = run_confined(fk, confined, 2, "FAKECUDA_GREEN_COUNT")
     check(p.returncode == 0 and green == 0,
-          f"with no higher level, none of its {launches(p.stdout)} launches was moved (the whole device)")
+          f"with no higher level, none of its {n} launches was moved (the whole device)")
 
     svc = fk.popen("svc", [spinner, "--spin", "600"])
     wait_for("the busy priority-0 task again", lambda: status_column(fk.status(), "svc", "launches"))
-    p, green = run_job(fk, 1, FAKECUDA_GREEN="unsupported")
+    p, green, n = run_confined(fk, confined, 1, "FAKECUDA_GREEN_COUNT", FAKECUDA_GREEN="unsupported")
     lines = [l for l in p.stderr.splitlines() if "cannot confine" in l]
     check(p.returncode == 0 and "0 failures" in p.stdout and green == 0,
           "without green contexts the program runs, its results right, nothing moved")

@@ -15,30 +15,11 @@ of integration.confine):
 The substrate is written as mps because that is where fikit has beside tasks; on AMD
 GPUs kernels of several processes run side by side as they do on MPS."""
 import os
-from harness import BUILD, Fikit, check, status_column, wait_for
+from harness import BUILD, Fikit, check, run_confined, status_column, wait_for
 
 hip = os.path.join(BUILD, "tests", "hip")
 confined = os.path.join(hip, "confined_hip")
 spinner = os.path.join(hip, "hip_sched_paths")
-
-
-def run_job(fk, rounds, **env):
-    count = os.path.join(fk.dir, "masked-count")
-    if os.path.exists(count):
-        os.unlink(count)
-    saved = dict(fk.env)
-    fk.env.update(env, FAKEHIP_MASKED_COUNT=count)
-    try:
-        p = fk.run("job", [confined, str(rounds)], timeout=300)
-    finally:
-        fk.env = saved
-    print(p.stdout + p.stderr, flush=True)
-    with open(count) as f:
-        return p, int(f.read())
-
-
-def launches(out):
-    return int(next(l.split()[1] for l in out.splitlines() if l.startswith("launches ")))
 
 
 # pauses = off: see integration.confine.
@@ -51,8 +32,7 @@ with Fikit(policy="fill", extra="substrate = mps\nmps_lower_cap = launches\nlate
     svc = fk.popen("spin", [spinner, "--spin", "600"])
     wait_for("the busy priority-0 task", lambda: status_column(fk.status(), "spin", "launches"))
 
-    p, masked = run_job(fk, 8)
-    n = launches(p.stdout)
+    p, masked, n = run_confined(fk, confined, 8, "FAKEHIP_MASKED_COUNT")
     check(p.returncode == 0 and "0 failures" in p.stdout,
           "every case read its results right with its launches confined")
     check(masked >= 0.9 * n, f"{masked} of its {n} launches ran in a CU-masked stream beside the busy task")
@@ -61,13 +41,13 @@ with Fikit(policy="fill", extra="substrate = mps\nmps_lower_cap = launches\nlate
     svc.terminate()
     svc.communicate(timeout=60)
     wait_for("the priority-0 task to leave", lambda: not status_column(fk.status(), "spin", "launches"))
-    p, masked = run_job(fk, 2)
+    p, masked, n = run_confined(fk, confined, 2, "FAKEHIP_MASKED_COUNT")
     check(p.returncode == 0 and masked == 0,
-          f"with no higher level, none of its {launches(p.stdout)} launches was moved (the whole device)")
+          f"with no higher level, none of its {n} launches was moved (the whole device)")
 
     svc = fk.popen("spin", [spinner, "--spin", "600"])
     wait_for("the busy priority-0 task again", lambda: status_column(fk.status(), "spin", "launches"))
-    p, masked = run_job(fk, 1, FAKEHIP_CUMASK="unsupported")
+    p, masked, n = run_confined(fk, confined, 1, "FAKEHIP_MASKED_COUNT", FAKEHIP_CUMASK="unsupported")
     lines = [l for l in p.stderr.splitlines() if "cannot confine" in l]
     check(p.returncode == 0 and "0 failures" in p.stdout and masked == 0,
           "without CU masks the program runs, its results right, nothing moved")
