@@ -56,7 +56,10 @@ fuzz: deps
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_config fuzz_profile fuzz_proto fuzz_replay
 	scripts/run-fuzz $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
-demo: build
+# Only what the demo runs (make build builds everything, the tests included).
+demo: deps $(BUILD)/CMakeCache.txt
+	@echo "make demo: building the demo's programs into $(BUILD)/ (fikitd, fikit, fikit-launch, libfikit.so, the demo service and batch job), not the tests"
+	cmake --build $(BUILD) -j $(JOBS) --target demo-programs
 	demo/run-demo --build $(BUILD)
 
 install: build

@@ -32,6 +32,7 @@ try:
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=540)
     print(r.stdout)
     check(r.returncode == 0, "run-demo --backend cuda ran every mode")
+    out = os.path.join(out, "latest")  # each demo's folder; latest: the newest
     res = json.load(open(os.path.join(out, "results.json")))
     check(res["device"].startswith("Fake CUDA Device"), f"on the double: {res['device']}")
     check(set(res["rows"]) == {"alone", "plain", "strict", "fill"}, "the table has every mode")
