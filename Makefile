@@ -7,11 +7,13 @@ BUILD      ?= build
 BUILD_ASAN ?= build-asan
 BUILD_TSAN ?= build-tsan
 BUILD_FUZZ ?= build-fuzz
+BUILD_PKG  ?= build-pkg
+PREFIX     ?=
 FUZZ_SECONDS ?= 30
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build check check-sanitize check-tsan fuzz demo install clean help
+.PHONY: all deps build check check-sanitize check-tsan fuzz demo install package clean help
 
 all: build
 
@@ -22,7 +24,8 @@ help:
 	@echo "make check-tsan      fikitd and libfikit.so under ThreadSanitizer, many threads launching"
 	@echo "make fuzz            run every libFuzzer target for FUZZ_SECONDS (default 30) each"
 	@echo "make build           configure and build into $(BUILD)/"
-	@echo "make install         install (PREFIX via CMAKE_ARGS=-DCMAKE_INSTALL_PREFIX=...)"
+	@echo "make install         install (PREFIX=/usr/local by default: make install PREFIX=/opt/fikit)"
+	@echo "make package         a .deb of fikit, installed under /usr, in $(BUILD_PKG)/"
 	@echo "make deps            install the Debian packages fikit needs (as root)"
 
 deps:
@@ -63,7 +66,13 @@ demo: deps $(BUILD)/CMakeCache.txt
 	demo/run-demo --build $(BUILD)
 
 install: build
-	cmake --install $(BUILD)
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+# A build of its own for /usr, without the tests, and its .deb.
+package: deps
+	cmake -S . -B $(BUILD_PKG) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DFIKIT_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD_PKG) -j $(JOBS)
+	cd $(BUILD_PKG) && cpack -G DEB
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ) $(BUILD_PKG)
