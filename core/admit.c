@@ -156,10 +156,10 @@ void fikit_admit(const struct fikit_view *v, uint64_t now, uint64_t dur_ns, stru
     }
     if (beside) {
         /* The MPS thread cap, or fikit's confinement of each launch, keeps
-         * a beside task off the SMs the higher levels need; while the level above runs slower than
-         * beside_max_slowdown allows, it shares only their gaps, looking
-         * again shortly rather than being held (fikitd would keep it for a
-         * gap alone). */
+         * a beside task off the SMs the higher levels need; while the level
+         * above runs slower than beside_max_slowdown allows, it shares only
+         * their gaps, looking again shortly rather than being held (fikitd
+         * would keep it for a gap alone). */
         bool too_slow = v->beside_max_slowdown_ppm && slowdown > v->beside_max_slowdown_ppm;
         if (!too_slow || try_fill(v, now, dur_ns, out)) {
             out->sm_pct = confine;

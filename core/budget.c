@@ -226,7 +226,7 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     b->judged++;
 
     if (b->breaks >= FIKIT_BUDGET_CUT_BREAKS) {
-        /* The p99 may be over the budget: halve the step, fast; from the
+        /* The p99 is likely over the budget: halve the step, fast; from the
          * top, one step (it differs only in the whole device at rest,
          * which a task that is not confined never had). */
         if (b->step == 0) {

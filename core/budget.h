@@ -9,10 +9,10 @@
  * The knobs form one ladder, from "wait" (step 0) to "beside, 8 ms queued,
  * the configured SM share" (the top); a lower task climbs only as far as
  * its configuration allows (beside needs share = beside). The controller
- * keeps one step per budgeted task: it cuts the step by half when more
- * than one burst in FIKIT_BUDGET_WINDOW breaks the budget (the p99 may be
- * over it; from the top step, one step: the whole device at rest goes
- * first), and climbs one step after FIKIT_BUDGET_GROW bursts that kept
+ * keeps one step per budgeted task: it cuts the step by half when
+ * FIKIT_BUDGET_CUT_BREAKS bursts in FIKIT_BUDGET_WINDOW break the budget
+ * (the p99 is likely over it; from the top step, one step: the whole
+ * device at rest goes first), and climbs one step after FIKIT_BUDGET_GROW bursts that kept
  * well inside it; each cut out of a step doubles the bursts needed to
  * climb back into it (up to 64 times), which bounds how often it can
  * oscillate. Bursts that started before a change had settled (the old

@@ -27,7 +27,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-
 bool fikit_burst_open(struct fikit_client_device *d, uint64_t seq);
 
 /* A launch numbered seq (the process's launch_seq before it) on d: whether

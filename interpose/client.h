@@ -100,11 +100,6 @@ struct fikit_client {
     _Alignas(64) _Atomic uint64_t launch_seq;
     _Atomic uint64_t last_key;
     _Atomic uint32_t sample_countdown;
-    /* mps_lower_cap = launches: the share of the SMs its launches are
-     * confined to while a higher level is active (0: none), and whether
-     * confining failed once (then it shares only gaps, as without a cap). */
-    uint32_t confine_pct;
-    _Atomic bool confine_failed;
 
     _Alignas(64) pthread_mutex_t lock; /* registration and the fields below it */
     bool disabled;        /* configuration unusable: plain passthrough */
@@ -122,6 +117,13 @@ struct fikit_client {
     bool housekeeping;   /* the thread runs */
     bool exiting;        /* the exit handler ran: no thread starts again */
     bool exit_handler;   /* registered */
+    /* Not under the lock: mps_lower_cap = launches, the share of the SMs
+     * its launches are confined to while a higher level is active (0:
+     * none; set once, before KNOWN), and whether confining failed once
+     * (then it shares only gaps, as without a cap). Read by launches of a
+     * task with a level above only. */
+    uint32_t confine_pct;
+    _Atomic bool confine_failed;
 
     /* Timed launches, until the housekeeping thread learns from them. */
     _Alignas(64) struct fikit_learner learner;
