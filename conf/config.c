@@ -312,21 +312,56 @@ struct parse_ctx {
     struct fikit_config *c;
     struct fikit_err *err;
     int rc;             /* first error */
+    int nerrors;        /* every error, of which msg holds as many as fit */
+    int shown;          /* errors in msg */
+    const char *section; /* the handler's, while it handles a key */
+    uint64_t bad[MAX_SEEN]; /* hashes of the sections with an error in a key */
+    int nbad;
     uint64_t seen[MAX_SEEN]; /* hashes of "section\nkey" already set */
     int nseen;
 };
 
+/* Records an error at the current line. Every error of a file is found in
+ * one read: the first is the message (one line, as every caller prints
+ * it), the others follow it on lines of their own as far as they fit, and
+ * a last line counts the rest. */
+static uint64_t hash_str(const char *a, const char *b);
+
 __attribute__((format(printf, 2, 3))) static int fail(struct parse_ctx *x, const char *fmt, ...)
 {
-    if (x->rc)
-        return 0; /* keep the first error only */
     char what[600];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    x->rc = fikit_err_set(x->err, -EINVAL, "%s:%d: %s", x->path, x->line, what);
+    x->nerrors++;
+    if (x->section && x->nbad < MAX_SEEN)
+        x->bad[x->nbad++] = hash_str(x->section, "");
+    if (!x->rc) {
+        x->rc = fikit_err_set(x->err, -EINVAL, "%s:%d: %s", x->path, x->line, what);
+        x->shown = 1;
+        return 0;
+    }
+    if (!x->err)
+        return 0;
+    size_t used = strlen(x->err->msg), room = sizeof x->err->msg - used;
+    char line[sizeof x->err->msg];
+    int n = snprintf(line, sizeof line, "\n%s:%d: %s", x->path, x->line, what);
+    /* Keep room for the count of those that do not fit. */
+    if (n > 0 && (size_t)n + 48 < room) {
+        memcpy(x->err->msg + used, line, (size_t)n + 1);
+        x->shown++;
+    }
     return 0;
+}
+
+/* The count of the errors the message could not hold, at its end. */
+static void count_the_rest(struct parse_ctx *x)
+{
+    if (!x->err || x->nerrors <= x->shown)
+        return;
+    size_t used = strlen(x->err->msg);
+    snprintf(x->err->msg + used, sizeof x->err->msg - used, "\n(and %d more errors)", x->nerrors - x->shown);
 }
 
 /* Parses a whole unsigned integer. */
@@ -493,12 +528,9 @@ static void set_limit(struct parse_ctx *x, const char *section, const char *key,
         c->limits[c->nlimits++] = l;
 }
 
-static int handler(void *user, const char *section, const char *key, const char *val)
+static int handle_key(struct parse_ctx *x, const char *section, const char *key, const char *val)
 {
-    struct parse_ctx *x = user;
     struct fikit_config *c = x->c;
-    if (x->rc)
-        return 1;
     const char *sec = section_of(section);
     if (!sec) {
         if (!*section) {
@@ -535,6 +567,16 @@ static int handler(void *user, const char *section, const char *key, const char 
         set_key(x, section, key, val, k, base);
     }
     return 1;
+}
+
+/* inih's handler: the errors of a key are the section's (fail). */
+static int handler(void *user, const char *section, const char *key, const char *val)
+{
+    struct parse_ctx *x = user;
+    x->section = section;
+    int r = handle_key(x, section, key, val);
+    x->section = NULL;
+    return r;
 }
 
 static char *trim(char *s)
@@ -642,22 +684,28 @@ int fikit_config_load_file(const char *path, struct fikit_config *c, struct fiki
     struct parse_ctx x = {.path = path, .fp = fp, .c = c, .err = err};
     int r = ini_parse_stream(reader, &x, handler, &x);
     fclose(fp);
-    if (x.rc)
-        return x.rc;
-    if (r > 0) {
-        x.line = r;
-        fail(&x, "not a section header, key = value, or comment");
-        return x.rc;
-    }
     if (r < 0)
         return fikit_err_set(err, -EIO, "%s: cannot parse the configuration", path);
+    if (r > 0 && !x.rc) {
+        x.line = r;
+        fail(&x, "not a section header, key = value, or comment");
+    }
     for (int i = 0; i < c->ntasks; i++) {
+        /* A task whose section had an error (its priority out of range, say)
+         * is not reported again for what that error left unset. */
+        char sec[FIKIT_NAME_MAX + 8];
+        snprintf(sec, sizeof sec, "task.%s", c->tasks[i].name);
+        bool bad = false;
+        for (int k = 0; k < x.nbad && !bad; k++)
+            bad = x.bad[k] == hash_str(sec, "");
+        if (bad)
+            continue;
         if (c->tasks[i].priority < 0) {
             x.line = c->tasks[i].line;
             char accepted[160];
             fikit_conf_accepted(key_of("task.NAME", "priority"), false, accepted, sizeof accepted);
             fail(&x, "[task.%s]: priority is not set (accepted: %s)", c->tasks[i].name, accepted);
-            return x.rc;
+            continue;
         }
         /* Beside higher levels is safe only where the hardware keeps the
          * task off part of the SMs: MPS with a thread cap below 100. */
@@ -670,8 +718,11 @@ int fikit_config_load_file(const char *path, struct fikit_config *c, struct fiki
                      "mps_thread_percentage from 1 to 99 for the task (substrate is %s, "
                      "mps_thread_percentage %d)",
                  t->name, fikit_substrate_name(c->substrate), t->mps_thread_percentage);
-            return x.rc;
         }
+    }
+    if (x.rc) {
+        count_the_rest(&x);
+        return x.rc;
     }
     snprintf(c->source, sizeof c->source, "%s", path);
     return 0;

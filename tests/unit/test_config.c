@@ -165,6 +165,38 @@ Test(config, bad_number)
                  "from 0 to 1000000)");
 }
 
+/* Every error of a file in one read: the first is the message's first line
+ * (what callers print), each further one a line of its own, and past what
+ * the message holds a count of the rest. A key's error does not come back
+ * as what it left unset. */
+Test(config, every_error_of_a_file_at_once)
+{
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    const char *p = write_ini("[scheduler]\npolicy = fil\nmax_wait_ms = soon\n[task.serve]\npriority = 10\n"
+                              "[task.train]\nshare = beside\n");
+    cr_assert_eq(fikit_config_load_file(p, &c, &err), -EINVAL);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s:2: [scheduler] policy = fil: unknown value (accepted: fill, strict, passthrough)\n"
+             "%s:3: [scheduler] max_wait_ms = soon: not a whole number (accepted: an integer from 0 to 3600000)\n"
+             "%s:5: [task.serve] priority = 10: out of range (accepted: an integer from 0 to 9)\n"
+             "%s:6: [task.train]: priority is not set (accepted: an integer from 0 to 9)",
+             p, p, p, p);
+    cr_assert_str_eq(err.msg, want);
+
+    /* More than the message holds: it ends with how many more there were. */
+    char text[4096] = "[scheduler]\n";
+    for (int i = 0; i < 40; i++)
+        strcat(text, "bogus_key_with_a_long_name = 1\n");
+    fikit_config_defaults(&c);
+    p = write_ini(text);
+    cr_assert_eq(fikit_config_load_file(p, &c, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "more errors)") != NULL, "%s", err.msg);
+    cr_assert_lt(strlen(err.msg), sizeof err.msg);
+}
+
 Test(config, priority_out_of_range)
 {
     expect_error("[task.serve]\npriority = 10\n",
