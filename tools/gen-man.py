@@ -101,7 +101,7 @@ def ini_page(path, version, date):
     """fikit.ini(5): the example file's header comment as the description, then each
     section's keys with the comments above them."""
     lines = open(path, encoding="utf-8").read().splitlines()
-    out = ['.TH "FIKIT.INI" "5" f"{date}" "fikit {version}" "fikit"'.replace('f"{date}"', f'"{date}"'),
+    out = [f'.TH "FIKIT.INI" "5" "{date}" "fikit {version}" "fikit"',
            ".SH NAME", "fikit.ini \\- configuration of fikit, the priority scheduler for shared GPUs",
            ".SH DESCRIPTION"]
     i = 0
