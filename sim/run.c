@@ -320,7 +320,7 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
         atomic_store(&m->shm->com->fill_until_ns, a.fill_until_ns);
         m->r->task[i].fills++;
         trace_event(m, "filled a gap", "fill", 2 * (uint32_t)i + 1, now, 0, false);
-        launch_now(m, i, now, dur, 0);
+        launch_now(m, i, now, dur, a.sm_pct);
         return;
     case FIKIT_ADMIT_PACE:
     case FIKIT_ADMIT_RECHECK:
