@@ -296,10 +296,10 @@ static bool confine_end(struct fikit_hip_redirect *rd, hipError_t r)
 /* GATED, for the entry points whose launches may be confined: CALL names
  * its stream sv, which is the masked stream where the gate confines the
  * launch and the program's otherwise. */
-#define GATED_CONFINED(real, kind, k, program, spt, grid, block, shmem, sv, CALL)                   \
+#define GATED_CONFINED(real, kind, k, program, spt, grid, block, shmem, sv, CALL)                  \
     do {                                                                                           \
         struct fikit_launch x_;                                                                    \
-        hipStream_t sv = (program);                                                                 \
+        hipStream_t sv = (program);                                                                \
         if (!begin(&x_, (void *)(real), (kind), (const void *)(k), sv, (spt), (grid), (block),     \
                    (shmem)))                                                                       \
             PASS(CALL);                                                                            \
@@ -310,7 +310,7 @@ static bool confine_end(struct fikit_hip_redirect *rd, hipError_t r)
             sv = rd_.stream;                                                                       \
             r_ = CALL;                                                                             \
             if (!confine_end(&rd_, r_)) {                                                          \
-                sv = (program);                                                                     \
+                sv = (program);                                                                    \
                 r_ = CALL;                                                                         \
             }                                                                                      \
         } else {                                                                                   \
