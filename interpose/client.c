@@ -53,6 +53,17 @@ static void after_fork_child(void)
     fikit_gate_after_fork_child();
 }
 
+/* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE as this process's environment has it:
+ * the number, or -1 where it is unset, empty or not a whole number. */
+static long env_thread_cap(const char **text)
+{
+    const char *cap = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+    *text = cap;
+    char *end = NULL;
+    long v = cap && *cap ? strtol(cap, &end, 10) : -1;
+    return end && *end ? -1 : v;
+}
+
 /* share = beside lets the task run while higher levels are active, which is
  * safe only with the MPS thread cap that keeps it off part of the SMs: the
  * cap must be in this process's environment (fikit-launch puts it there). */
@@ -60,10 +71,9 @@ static bool thread_cap_in_force(const char *task, int thread_pct)
 {
     if (!thread_pct)
         return false;
-    const char *cap = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
-    char *end = NULL;
-    long v = cap && *cap ? strtol(cap, &end, 10) : 0;
-    if (end && !*end && v >= 1 && v <= thread_pct)
+    const char *cap;
+    long v = env_thread_cap(&cap);
+    if (v >= 1 && v <= thread_pct)
         return true;
     fikit_warn("task %s: share = beside, but CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is %s%s%s (want 1 to "
                "%d; start the task with fikit-launch): it shares only the gaps of higher levels",
@@ -76,12 +86,9 @@ static bool thread_cap_in_force(const char *task, int thread_pct)
  * one), which then keeps the task to its share instead. */
 static void confine_or_cap(struct fikit_client *c, struct fikit_task_sharing *s)
 {
-    const char *cap = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
-    char *end = NULL;
-    long v = cap && *cap ? strtol(cap, &end, 10) : 100;
-    if (end && *end)
-        v = 100;
-    if (v >= 100) {
+    const char *cap;
+    long v = env_thread_cap(&cap);
+    if (v < 0 || v >= 100) {
         c->confine_pct = (uint32_t)s->confine_pct;
         return;
     }
