@@ -37,21 +37,24 @@ static _Atomic int failures;
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, CUstream, void **, void **);
 
-/* x := x * s through the given entry point, then checks it. */
-static void check_scale(const char *path, launch_fn fn, CUstream s)
+/* x := x * s by kernel f through the given entry point, then checks it. */
+static int check_scale_by(CUfunction f, const char *path, launch_fn fn, CUstream s)
 {
     float k = 3.0f;
     int n = N;
     CUdeviceptr d = upload_ramp();
     void *params[] = {&d, &k, &n};
-    CK(fn(scale, N / 64, 1, 1, 64, 1, 1, 0, s, params, NULL));
+    CK(fn(f, N / 64, 1, 1, 64, 1, 1, 0, s, params, NULL));
     launched++;
     CK(cuCtxSynchronize());
     int ok = ramp_tripled(d);
     if (path || !ok)
         printf("%-4s %s\n", ok ? "ok" : "FAIL", path ? path : "a launch from a worker thread");
     failures += !ok;
+    return ok;
 }
+
+static void check_scale(const char *path, launch_fn fn, CUstream s) { check_scale_by(scale, path, fn, s); }
 
 static void *worker(void *arg)
 {
@@ -220,6 +223,24 @@ int main(int argc, char **argv)
             ok &= back[i] == 64.0f; /* 2^6 */
         printf("%-4s stream capture of 3 launches, cuGraphLaunch twice\n", ok ? "ok" : "FAIL");
         failures += !ok;
+    }
+
+    /* A module unloaded, then the next module's kernel at the unloaded
+     * one's handle (the double reuses the memory; a driver may): its
+     * launches are the new kernel's, and fikit must name them so. */
+    {
+        CUmodule gone, next;
+        CUfunction before, after;
+        CK(cuModuleLoadData(&gone, "fake module"));
+        CK(cuModuleGetFunction(&before, gone, "_Z9reduce_inPffi"));
+        int ok = check_scale_by(before, NULL, cuLaunchKernel, NULL);
+        CK(cuModuleUnload(gone));
+        CK(cuModuleLoadData(&next, "fake module"));
+        CK(cuModuleGetFunction(&after, next, "_Z5scalePffi"));
+        ok &= check_scale_by(after, NULL, cuLaunchKernel, NULL);
+        CK(cuModuleUnload(next));
+        printf("%-4s cuModuleUnload, then another module's kernel (handle %s)\n", ok ? "ok" : "FAIL",
+               after == before ? "reused" : "not reused");
     }
 
     pthread_t t[8];

@@ -224,14 +224,58 @@ API cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { dbl_drain(NULL); memcpy(
 
 /* ------------------------------------------------------ modules, naming */
 
-API cuModuleLoadData(CUmodule *m, const void *image) { (void)image; *m = (CUmodule)functions; return CUDA_SUCCESS; }
-API cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
+/* A module holds the functions asked of it, in the order asked, and an
+ * unloaded module's memory is what the next load gets, as a real driver's
+ * allocator often hands back the block it just freed: a kernel handle of
+ * an unloaded module is then the handle of another kernel (the case fikit's
+ * names must not survive). Any module's functions are the table's. */
+#define MODULE_FUNCTIONS 32
+struct fake_module {
+    struct dbl_fn fns[MODULE_FUNCTIONS];
+    int n;
+};
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_module *unloaded_module;
+
+API cuModuleLoadData(CUmodule *m, const void *image)
+{
+    (void)image;
+    pthread_mutex_lock(&modules_lock);
+    struct fake_module *mod = unloaded_module;
+    unloaded_module = NULL;
+    pthread_mutex_unlock(&modules_lock);
+    if (!mod && !(mod = malloc(sizeof *mod)))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    memset(mod, 0, sizeof *mod);
+    *m = (CUmodule)mod;
+    return CUDA_SUCCESS;
+}
+API cuModuleUnload(CUmodule m)
+{
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&modules_lock);
+    free(unloaded_module);
+    unloaded_module = (struct fake_module *)m;
+    pthread_mutex_unlock(&modules_lock);
+    return CUDA_SUCCESS;
+}
 API cuLibraryUnload(CUlibrary l) { (void)l; return CUDA_SUCCESS; }
 API cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
-    (void)m;
-    *f = (CUfunction)dbl_fn_named(functions, sizeof functions / sizeof functions[0], name);
-    return *f ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+    struct fake_module *mod = (struct fake_module *)m;
+    const struct dbl_fn *fn = dbl_fn_named(functions, sizeof functions / sizeof functions[0], name);
+    if (!mod || !fn)
+        return CUDA_ERROR_NOT_FOUND;
+    pthread_mutex_lock(&modules_lock);
+    const struct dbl_fn *got = dbl_fn_named(mod->fns, (size_t)mod->n, name);
+    if (!got && mod->n < MODULE_FUNCTIONS) {
+        mod->fns[mod->n] = *fn;
+        got = &mod->fns[mod->n++];
+    }
+    pthread_mutex_unlock(&modules_lock);
+    *f = (CUfunction)got;
+    return got ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 API cuFuncGetName(const char **name, CUfunction f) { *name = ((const struct dbl_fn *)f)->name; return CUDA_SUCCESS; }
 API cuKernelGetName(const char **name, CUkernel k) { *name = ((const struct dbl_fn *)k)->name; return CUDA_SUCCESS; }

@@ -24,6 +24,7 @@
 #include "tests/hip/rocm_abi.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,8 @@ __attribute__((visibility("default"))) void fakehip_scale(void) {}
 static const struct dbl_fn functions[] = {
     {"vec_add", (const void *)fakehip_vec_add, k_vec_add, 4, {8, 8, 8, 4}, {0, 8, 16, 24}},
     {"_Z5scalePffi", (const void *)fakehip_scale, k_scale, 3, {8, 4, 4}, {0, 8, 12}},
+    /* scales too; only a module's, by name (the unload case of hip_sched_paths) */
+    {"_Z9reduce_inPffi", NULL, k_scale, 3, {8, 4, 4}, {0, 8, 12}},
 };
 #define NFN (sizeof functions / sizeof functions[0])
 
@@ -205,13 +208,57 @@ API hipGraphDestroy(hipGraph_t g) { dbl_graph_free((struct dbl_graph *)g); retur
 
 /* ------------------------------------------------------ modules, naming */
 
-API hipModuleLoad(hipModule_t *m, const char *path) { (void)path; *m = (hipModule_t)functions; return hipSuccess; }
-API hipModuleUnload(hipModule_t m) { (void)m; return hipSuccess; }
+/* A module holds the functions asked of it, in the order asked, and an
+ * unloaded module's memory is what the next load gets, as an allocator
+ * often hands back the block it just freed: a function handle of an
+ * unloaded module is then another kernel's (the case fikit's names must
+ * not survive). Any module's functions are the table's. */
+#define MODULE_FUNCTIONS 8
+struct fake_module {
+    struct dbl_fn fns[MODULE_FUNCTIONS];
+    int n;
+};
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_module *unloaded_module;
+
+API hipModuleLoad(hipModule_t *m, const char *path)
+{
+    (void)path;
+    pthread_mutex_lock(&modules_lock);
+    struct fake_module *mod = unloaded_module;
+    unloaded_module = NULL;
+    pthread_mutex_unlock(&modules_lock);
+    if (!mod && !(mod = malloc(sizeof *mod)))
+        return hipErrorOutOfMemory;
+    memset(mod, 0, sizeof *mod);
+    *m = (hipModule_t)mod;
+    return hipSuccess;
+}
+API hipModuleUnload(hipModule_t m)
+{
+    if (!m)
+        return hipErrorInvalidHandle;
+    pthread_mutex_lock(&modules_lock);
+    free(unloaded_module);
+    unloaded_module = (struct fake_module *)m;
+    pthread_mutex_unlock(&modules_lock);
+    return hipSuccess;
+}
 API hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name)
 {
-    (void)m;
-    *f = (hipFunction_t)dbl_fn_named(functions, NFN, name);
-    return *f ? hipSuccess : hipErrorNotFound;
+    struct fake_module *mod = (struct fake_module *)m;
+    const struct dbl_fn *fn = dbl_fn_named(functions, NFN, name);
+    if (!mod || !fn)
+        return hipErrorNotFound;
+    pthread_mutex_lock(&modules_lock);
+    const struct dbl_fn *got = dbl_fn_named(mod->fns, (size_t)mod->n, name);
+    if (!got && mod->n < MODULE_FUNCTIONS) {
+        mod->fns[mod->n] = *fn;
+        got = &mod->fns[mod->n++];
+    }
+    pthread_mutex_unlock(&modules_lock);
+    *f = (hipFunction_t)got;
+    return got ? hipSuccess : hipErrorOutOfMemory;
 }
 __attribute__((visibility("default"))) const char *hipKernelNameRef(const hipFunction_t f)
 {

@@ -191,6 +191,28 @@ int main(int argc, char **argv)
     check_scale("hipLaunchKernelExC", exc, NULL, 1);
     check_scale("hipConfigureCall + hipSetupArgument + hipLaunchByPtr", by_ptr, NULL, 2);
 
+    /* A module unloaded, then the next module's kernel at the unloaded
+     * one's handle (the double reuses the memory; a runtime may): its
+     * launches are the new kernel's, and fikit must name them so. */
+    {
+        hipModule_t gone, next;
+        hipFunction_t before, after, kept = module_scale;
+        int failed = failures;
+        CK(hipModuleLoad(&gone, "fake.co"));
+        CK(hipModuleGetFunction(&before, gone, "_Z9reduce_inPffi"));
+        module_scale = before;
+        check_scale(NULL, module, NULL, 1);
+        CK(hipModuleUnload(gone));
+        CK(hipModuleLoad(&next, "fake.co"));
+        CK(hipModuleGetFunction(&after, next, "_Z5scalePffi"));
+        module_scale = after;
+        check_scale(NULL, module, NULL, 1);
+        CK(hipModuleUnload(next));
+        module_scale = kept;
+        printf("%-4s hipModuleUnload, then another module's kernel (handle %s)\n",
+               failures == failed ? "ok" : "FAIL", after == before ? "reused" : "not reused");
+    }
+
     void *fn = NULL;
     int st;
     CK(get_proc_address("hipLaunchKernel", &fn, 600, 0, &st));

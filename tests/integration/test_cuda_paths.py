@@ -17,14 +17,20 @@ with Fikit(extra="pauses = off", tasks=(("paths", 0), ("low", 9), ("spin", 0))) 
     fk.env["LD_LIBRARY_PATH"] = libdir
     fk.start("--trace")
 
-    _, want = run_paths(fk, prog, "FAKECUDA_COUNT", "driver")
+    r, want = run_paths(fk, prog, "FAKECUDA_COUNT", "driver")
 
     trace = fk.trace()
     launches = [e for e in trace["traceEvents"] if e.get("cat") == "launch"]
     check_traced_launches(fk, len(launches), want)
     names = {e["name"] for e in launches}
-    check(names == {"_Z5scalePffi", "vec_add", "cuda-graph-1"},
+    check(names == {"_Z5scalePffi", "vec_add", "cuda-graph-1", "_Z9reduce_inPffi"},
           f"every launch was named (captured launches are not separate ones): {sorted(names)}")
+    # The unloaded module's kernel ran once; the next module's kernel at the
+    # same handle is _Z5scalePffi, not a second launch of the unloaded one.
+    unloaded = sum(1 for e in launches if e["name"] == "_Z9reduce_inPffi")
+    check("(handle reused)" in r.stdout and unloaded == 1,
+          f"a kernel handle reused after cuModuleUnload is named as the new kernel: the unloaded one's "
+          f"name on {unloaded} launch(es), 1 made")
     st = fk.tool("profile", "show", "-c", fk.config, "paths")
     check(st.returncode == 0 and "cuda-graph-1" in st.stdout and "_Z5scalePffi" in st.stdout,
           "the measured profile holds every kernel and the graph")

@@ -27,9 +27,15 @@ with Fikit(extra="pauses = off", tasks=(("paths", 0), ("low", 9), ("spin", 0))) 
     # The runtime's own nested calls are not launches of their own.
     check_traced_launches(fk, len(launches), want)
     names = {e["name"] for e in launches}
-    check(names == {"_Z5scalePffi", "vec_add", "hip-graph-1"},
+    check(names == {"_Z5scalePffi", "vec_add", "hip-graph-1", "_Z9reduce_inPffi"},
           f"every launch was named, by host function and by hipFunction_t alike; the graph as one "
           f"unit (captured launches are not separate ones): {sorted(names)}")
+    # The unloaded module's kernel ran once; the next module's kernel at the
+    # same handle is _Z5scalePffi, not a second launch of the unloaded one.
+    unloaded = sum(1 for e in launches if e["name"] == "_Z9reduce_inPffi")
+    check("(handle reused)" in r.stdout and unloaded == 1,
+          f"a function handle reused after hipModuleUnload is named as the new kernel: the unloaded one's "
+          f"name on {unloaded} launch(es), 1 made")
     status = fk.status()
     keys = sorted(set(re.findall(r"^device \d+: (hip:\S+)", status, re.M)))
     check(keys == ["hip:GPU-00fa4ea3d0000000", "hip:GPU-00fa4ea3d0000001"],
