@@ -160,6 +160,7 @@ void fikit_budget_init(struct fikit_budget *b, double budget, int top)
     if (budget > 10.0)
         budget = 10.0;
     b->budget_ppm = (uint32_t)(budget * 1e6 + 0.5);
+    b->pace_ppm = 1000000;
     b->top = top < 0 ? 0 : top > FIKIT_BUDGET_TOP ? FIKIT_BUDGET_TOP : top;
     b->step = fikit_budget_start_step(b->top > FIKIT_BUDGET_GAPS_TOP);
     if (b->step > b->top)
@@ -200,13 +201,43 @@ static void change(struct fikit_budget *b, int step, uint64_t now, uint64_t max_
     forget(b);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A quiet burst's ratio to the reference goes into the ring; the pace is
+ * the p99 of the ring, once it holds enough, every so many. */
+static void note_quiet(struct fikit_budget *b, double ratio)
+{
+    b->quiet_ppm[b->quiet % FIKIT_BUDGET_QUIET] = ratio * 1e6 > 4e9 ? 4000000000u : (uint32_t)(ratio * 1e6);
+    b->quiet++;
+    if (b->quiet < FIKIT_BUDGET_QUIET_MIN || b->quiet % FIKIT_BUDGET_QUIET_EVERY)
+        return;
+    uint32_t n = b->quiet < FIKIT_BUDGET_QUIET ? (uint32_t)b->quiet : FIKIT_BUDGET_QUIET;
+    uint32_t v[FIKIT_BUDGET_QUIET];
+    memcpy(v, b->quiet_ppm, n * sizeof v[0]);
+    qsort(v, n, sizeof v[0], cmp_u32);
+    /* The p99 by the nearest rank, as the reference's own. */
+    uint32_t rank = (uint32_t)((uint64_t)n * 99 / 100);
+    double pace = v[rank < n ? rank : n - 1] / 1e6;
+    if (pace > FIKIT_BUDGET_PACE_MAX)
+        pace = FIKIT_BUDGET_PACE_MAX;
+    if (pace < 1.0 / FIKIT_BUDGET_PACE_MAX)
+        pace = 1.0 / FIKIT_BUDGET_PACE_MAX;
+    b->pace_ppm = (uint32_t)(pace * 1e6 + 0.5);
+}
+
 enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
-                                                 uint64_t ref_ns, uint64_t max_queued_ns)
+                                                 uint64_t ref_ns, uint64_t max_queued_ns, bool quiet)
 {
     if (!ref_ns || end_ns < start_ns)
         return FIKIT_BUDGET_IGNORED;
     uint64_t len = end_ns - start_ns;
-    double ratio = (double)len / (double)ref_ns;
+    if (quiet)
+        note_quiet(b, (double)len / (double)ref_ns);
+    double ratio = (double)len / (double)ref_ns / (b->pace_ppm ? b->pace_ppm / 1e6 : 1.0);
     b->bursts++;
     b->last_slowdown_ppm = ratio * 1e6 > 4e9 ? 4000000000u : (uint32_t)(ratio * 1e6);
     double budget = b->budget_ppm / 1e6;
@@ -324,12 +355,13 @@ void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget,
 }
 
 enum fikit_budget_action fikit_budget_set_burst(struct fikit_budget_set *set, int slot, uint64_t start_ns,
-                                                uint64_t end_ns, uint32_t launches, uint64_t max_queued_ns)
+                                                uint64_t end_ns, uint32_t launches, uint64_t max_queued_ns,
+                                                bool quiet)
 {
     if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS || !(set->steered & (1ull << slot)))
         return FIKIT_BUDGET_IGNORED;
     return fikit_budget_note_burst(&set->b[slot], start_ns, end_ns, fikit_budget_ref_find(&set->ref[slot], launches),
-                                   max_queued_ns);
+                                   max_queued_ns, quiet);
 }
 
 void fikit_budget_set_knobs(const struct fikit_budget_set *set, int slot, uint64_t max_queued_ns, uint32_t sm_pct,

@@ -183,7 +183,7 @@ static void steer(struct sim *m)
 static void note_burst(struct sim *m, size_t i, uint64_t start, uint64_t end)
 {
     enum fikit_budget_action a = fikit_budget_set_burst(&m->budgets, (int)i, start, end, m->t[i].req_launches,
-                                                        m->s->sched.max_queued_ns);
+                                                        m->s->sched.max_queued_ns, false);
     if (a == FIKIT_BUDGET_IGNORED || a == FIKIT_BUDGET_KEEP)
         return;
     if (m->window && !m->stop) {

@@ -17,7 +17,16 @@ static enum fikit_budget_action burst(struct fikit_budget *b, uint64_t len_ns)
     now_ns += 10 * MS;
     uint64_t start = now_ns;
     now_ns += len_ns;
-    return fikit_budget_note_burst(b, start, now_ns, REF, 100000);
+    return fikit_budget_note_burst(b, start, now_ns, REF, 100000, false);
+}
+
+/* The same, quiet or not (nothing below the task had work in flight). */
+static enum fikit_budget_action burst_q(struct fikit_budget *b, uint64_t len_ns, bool quiet)
+{
+    now_ns += 10 * MS;
+    uint64_t start = now_ns;
+    now_ns += len_ns;
+    return fikit_budget_note_burst(b, start, now_ns, REF, 100000, quiet);
 }
 
 /* A plant: the service's burst at the step the lower task is allowed, a
@@ -77,7 +86,7 @@ Test(budget, without_a_reference_it_does_nothing)
     int start = b.step;
     for (int i = 0; i < 1000; i++) {
         now_ns += 10 * MS;
-        cr_assert_eq(fikit_budget_note_burst(&b, now_ns, now_ns + 50 * REF, 0, 100000), FIKIT_BUDGET_IGNORED);
+        cr_assert_eq(fikit_budget_note_burst(&b, now_ns, now_ns + 50 * REF, 0, 100000, false), FIKIT_BUDGET_IGNORED);
     }
     cr_assert_eq(b.step, start);
     cr_assert_eq(b.bursts, 0);
@@ -155,7 +164,7 @@ Test(budget, a_breach_cuts_fast_and_only_once_per_settling)
      * not held against the new step. */
     uint64_t start = now_ns + MS;
     now_ns = start + REF * 3;
-    cr_assert_eq(fikit_budget_note_burst(&b, start, now_ns, REF, 100000), FIKIT_BUDGET_IGNORED);
+    cr_assert_eq(fikit_budget_note_burst(&b, start, now_ns, REF, 100000, false), FIKIT_BUDGET_IGNORED);
     cr_assert_eq(b.step, (FIKIT_BUDGET_TOP - 1) / 2);
     /* Breaking on at the new step: down to waiting in a few bursts. */
     int cuts = 0;
@@ -251,6 +260,72 @@ Test(budget, a_budget_the_device_cannot_give_leaves_the_job_waiting)
     cr_assert_not(b.unmeetable);
 }
 
+Test(budget, a_service_slower_than_its_reference_is_judged_by_its_quiet_bursts)
+{
+    /* The service runs 1.3x slower than when its reference was recorded,
+     * whatever runs below it (on an H100 its p99 alone moved from 4.8 to
+     * 14.0 ms between runs): every burst is 1.17 REF. Judged against the
+     * reference alone, that is a budget the device cannot give; its quiet
+     * bursts say it is the service's own pace, and the controller climbs
+     * back once it knows. */
+    struct fikit_budget blind, paced;
+    fikit_budget_init(&blind, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&paced, 1.10, FIKIT_BUDGET_TOP);
+    cr_assert_eq(paced.pace_ppm, 1000000, "the pace is the reference's until quiet bursts say otherwise");
+    for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++) {
+        burst_q(&blind, REF * 117 / 100, false);
+        burst_q(&paced, REF * 117 / 100, true);
+    }
+    cr_assert_eq(blind.step, 0);
+    cr_assert(blind.unmeetable, "without quiet bursts: unmeetable, the job waits");
+    cr_assert_eq(paced.pace_ppm, 1170000, "the pace: the quiet bursts' p99 against the reference");
+    cr_assert_eq(paced.step, FIKIT_BUDGET_TOP, "judged against its pace, the service keeps its budget: all the way up");
+    cr_assert_not(paced.unmeetable);
+    cr_assert_lt(paced.last_slowdown_ppm, 1010000, "a burst is reported against alone now: %u ppm",
+                 paced.last_slowdown_ppm);
+}
+
+Test(budget, quiet_bursts_do_not_excuse_what_the_tasks_below_cost)
+{
+    /* Quiet bursts at 0.8 REF; one burst in 20, with work of the job in
+     * flight, at 1.5 REF: the pace is 0.8, so they break it and cut, as
+     * against the reference alone. A service faster than its reference is
+     * held to alone now, too. */
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
+        burst_q(&b, i % 20 == 0 ? REF * 3 / 2 : REF * 8 / 10, i % 20 != 0);
+    cr_assert_eq(b.pace_ppm, 800000);
+    cr_assert_eq(b.step, 0, "5 %% of bursts over the budget: down to waiting");
+    /* Only quiet bursts at 0.6 REF, and the job's at 0.9 REF: 1.5x alone
+     * now, under the reference's p99 but not under the budget. */
+    struct fikit_budget f;
+    fikit_budget_init(&f, 1.10, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
+        burst_q(&f, i % 20 == 0 ? REF * 9 / 10 : REF * 6 / 10, i % 20 != 0);
+    cr_assert_eq(f.pace_ppm, 600000);
+    cr_assert_lt(f.step, FIKIT_BUDGET_TOP / 2, "alone now is what the budget is against: step %d", f.step);
+}
+
+Test(budget, the_pace_is_bounded)
+{
+    /* A service 5x slower than its reference with nothing below it: fikit
+     * takes no more than FIKIT_BUDGET_PACE_MAX from quiet bursts; beyond,
+     * the budget is as unmeetable as before. */
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
+        burst_q(&b, REF * 5, true);
+    cr_assert_eq(b.pace_ppm, (uint32_t)(FIKIT_BUDGET_PACE_MAX * 1e6));
+    cr_assert_eq(b.step, 0);
+    cr_assert(b.unmeetable);
+    struct fikit_budget fast;
+    fikit_budget_init(&fast, 1.10, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
+        burst_q(&fast, REF / 10, true);
+    cr_assert_eq(fast.pace_ppm, (uint32_t)(1e6 / FIKIT_BUDGET_PACE_MAX));
+}
+
 Test(budget, a_gaps_task_never_climbs_to_beside)
 {
     struct fikit_budget b;
@@ -309,9 +384,9 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     uint64_t t = 0;
     for (int cut = 0; cut < 2; cut++) {
         for (int i = 0; i < FIKIT_BUDGET_CUT_BREAKS; i++) {
-            cr_assert_eq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000), FIKIT_BUDGET_IGNORED,
+            cr_assert_eq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000, false), FIKIT_BUDGET_IGNORED,
                          "a size never seen alone");
-            fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 20, 100000);
+            fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 20, 100000, false);
             t += 2 * REF;
         }
         t += 10 * MS; /* the step's queue drains */
@@ -328,7 +403,7 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     fikit_budget_set_ref(&set, 0, 1.10, &grown);
     cr_assert_eq(set.b[0].step, step, "a new reference is no restart");
     cr_assert_eq(set.b[0].cuts, cuts);
-    cr_assert_neq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000), FIKIT_BUDGET_IGNORED,
+    cr_assert_neq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000, false), FIKIT_BUDGET_IGNORED,
                   "a size in the new reference is judged");
     /* A task not steered yet starts with its first reference. */
     fikit_budget_set_add(&set, 4, 1, false, 1.2, NULL);
@@ -338,7 +413,7 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
 
     /* A level-5 task with a budget of its own, never measured: nothing. */
     fikit_budget_set_add(&set, 3, 5, false, 1.5, NULL);
-    cr_assert_eq(fikit_budget_set_burst(&set, 3, t, t + REF, 20, 100000), FIKIT_BUDGET_IGNORED);
+    cr_assert_eq(fikit_budget_set_burst(&set, 3, t, t + REF, 20, 100000, false), FIKIT_BUDGET_IGNORED);
     fikit_budget_set_knobs(&set, 3, 100000, 0, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_GAPS, "steered by the service above it");
 

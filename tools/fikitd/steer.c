@@ -76,7 +76,7 @@ void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
         for (unsigned i = 0; i < n; i++) {
             info->steer.bursts++;
             enum fikit_budget_action a =
-                fikit_budget_set_burst(&dev->budgets, s, x[i].start_ns, x[i].end_ns, x[i].launches, max_queued);
+                fikit_budget_set_burst(&dev->budgets, s, x[i].start_ns, x[i].end_ns, x[i].launches, max_queued, false);
             if (a == FIKIT_BUDGET_CUT || a == FIKIT_BUDGET_CLIMB) {
                 changed = true;
                 fikit_debug("device %d: task %s's budget: %s to step %d (burst of %u launches, %.2fx alone)",
