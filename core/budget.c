@@ -224,8 +224,8 @@ static void note_quiet(struct fikit_budget *b, double ratio)
     double pace = v[rank < n ? rank : n - 1] / 1e6;
     if (pace > FIKIT_BUDGET_PACE_MAX)
         pace = FIKIT_BUDGET_PACE_MAX;
-    if (pace < 1.0 / FIKIT_BUDGET_PACE_MAX)
-        pace = 1.0 / FIKIT_BUDGET_PACE_MAX;
+    if (pace < 1.0)
+        pace = 1.0;
     b->pace_ppm = (uint32_t)(pace * 1e6 + 0.5);
 }
 

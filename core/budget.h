@@ -79,10 +79,12 @@ static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_B
  * work queued or running is quiet, the task as good as alone now. The
  * p99 of the last FIKIT_BUDGET_QUIET quiet bursts' ratios to the
  * reference, once FIKIT_BUDGET_QUIET_MIN were seen and then every
- * FIKIT_BUDGET_QUIET_EVERY, is how much slower (or faster) the task runs
- * now than when its reference was recorded, held within
- * [1 / FIKIT_BUDGET_PACE_MAX, FIKIT_BUDGET_PACE_MAX]; every burst is
- * judged against reference x pace. On an H100 the CUDA C service's p99
+ * FIKIT_BUDGET_QUIET_EVERY, is how much slower the task runs now than
+ * when its reference was recorded, held within [1, FIKIT_BUDGET_PACE_MAX]
+ * (a task now faster than its reference is held to the reference, what
+ * the operator stated the budget against); every burst is judged against
+ * reference x pace. It reads low rather than high: the longer bursts of a
+ * size are the likelier to see work below start, so fewer are quiet. On an H100 the CUDA C service's p99
  * alone moved from 4.8 to 14.0 ms between runs of one call, and against a
  * reference recorded once it broke 1.10x in 3 % of its bursts with almost
  * nothing beside it: the law cut to step 0-1 and the job kept 0.03-0.35. */

@@ -29,8 +29,11 @@ struct fikit_burst {
     uint64_t start_ns; /* the first launch after a wait */
     uint64_t end_ns;   /* the return of the wait that found its launches done */
     uint32_t launches;
-    uint32_t pad;
+    uint32_t flags;    /* FIKIT_BURST_* */
 };
+/* Nothing below the task had work queued or running while it lasted
+ * (core/shm.h fikit_shm_quiet_since): it sets the task's pace. */
+#define FIKIT_BURST_QUIET 1u
 
 struct fikit_bursts {
     _Atomic uint64_t head; /* bursts written; entry i is ring[i % RING] */

@@ -167,7 +167,8 @@ struct fikit_msg_status_task {
     uint32_t budget_unmeetable;   /* step 0 broke it */
     uint32_t burst_slowdown_ppm;  /* its last burst judged, against alone; 0: none yet */
     uint32_t budget_cuts, budget_climbs;
-    uint32_t pad2;
+    uint32_t budget_pace_ppm;     /* its pace now against its reference, from its quiet bursts
+                                   * (core/budget.h); 0: unknown (was padding) */
     uint64_t bursts, bursts_lost; /* bursts it reported that fikitd read; lost or refused */
     /* What the budgets above let it do while they are active (enum fikit_lower_mode, 0: as configured). */
     uint32_t knob_mode, knob_sm_pct;

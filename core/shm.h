@@ -38,7 +38,7 @@
  * 6: each task's slowdown against its profile, and beside_max_slowdown */
 /* 7: split into header, commons and one memfd per slot */
 /* 8: the budget's knobs per slot owner */
-#define FIKIT_SHM_VERSION 10 /* 10: the time a task's burst ended (waited_ns) in its slot */
+#define FIKIT_SHM_VERSION 11 /* 11: each level's queued work in the commons; quiet bursts */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -190,6 +190,11 @@ struct fikit_shm_header {
 struct fikit_shm_commons {
     _Alignas(64) _Atomic uint32_t arbiter_futex; /* bumped and woken by a client that posts */
     _Alignas(64) _Atomic uint64_t fill_until_ns;
+    /* For each level, when the work its tasks queued last ends, as they
+     * predicted it (fikit_shm_note_level_busy): written by every launch of
+     * a task with a level above it, never by the top level's path; what a
+     * burst above is told quiet by (fikit_shm_quiet_since). */
+    _Alignas(64) _Atomic uint64_t level_busy_until_ns[FIKIT_LEVELS];
 };
 
 #define FIKIT_SHM_SIZE sizeof(struct fikit_shm_header)
@@ -284,6 +289,39 @@ uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t d
  * refused one stays counted). */
 bool fikit_shm_withdraw_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t ticket,
                             uint64_t now);
+/* A launch of a task at level (with a level above it) whose queued work
+ * now ends at busy_until_ns (its own record's): its level's word grows
+ * to that at least. */
+static inline void fikit_shm_note_level_busy(struct fikit_shm_commons *com, int level, uint64_t busy_until_ns)
+{
+    if (level < 0 || level >= FIKIT_LEVELS)
+        return;
+    _Atomic uint64_t *w = &com->level_busy_until_ns[level];
+    uint64_t seen = atomic_load_explicit(w, memory_order_relaxed);
+    while (seen < busy_until_ns &&
+           !atomic_compare_exchange_weak_explicit(w, &seen, busy_until_ns, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+
+/* Whether a burst of a task at level that started at start_ns was quiet:
+ * no task below it had work queued or running since FIKIT_QUIET_MARGIN_NS
+ * before then, as their launches predicted it (a kernel that runs past its
+ * prediction is not seen). Asked when the burst ends. The margin is for
+ * what lower work leaves behind it: on time-slicing the first kernel after
+ * another process's pays the switch back (121-130 us on an H100), and in
+ * fikit sim the CUDA C service's bursts that began right after a long job
+ * kernel ended read 1.53x their reference without it. */
+#define FIKIT_QUIET_MARGIN_NS (1000ull * 1000)
+static inline bool fikit_shm_quiet_since(const struct fikit_shm_commons *com, int level, uint64_t start_ns)
+{
+    uint64_t since = start_ns > FIKIT_QUIET_MARGIN_NS ? start_ns - FIKIT_QUIET_MARGIN_NS : 0;
+    for (int l = level + 1; l < FIKIT_LEVELS; l++)
+        if (atomic_load_explicit(&com->level_busy_until_ns[l], memory_order_relaxed) >= since)
+            return false;
+    return level >= 0;
+}
+
 /* How often a task whose launches nobody reads still publishes one, so
  * that fikit status and a lower task that registers later see it at most
  * this late. */

@@ -8,7 +8,7 @@ static bool alone(const struct fikit_registration *r)
     return r && atomic_load_explicit(&r->hdr->slot_mask, memory_order_acquire) == 1ull << r->slot_index;
 }
 
-static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, uint64_t launches, bool was_alone);
+static void report(struct fikit_client_device *d, const struct fikit_burst_done *done);
 
 bool fikit_burst_open(struct fikit_client_device *d, uint64_t seq)
 {
@@ -30,18 +30,21 @@ bool fikit_burst_open(struct fikit_client_device *d, uint64_t seq)
     atomic_store_explicit(&d->burst_start_ns, joined ? done.start_ns : now, memory_order_release);
     pthread_mutex_unlock(&d->burst_lock);
     if (!joined && done.end_ns)
-        report(d, done.start_ns, done.end_ns, done.launches, done.alone);
+        report(d, &done);
     return !joined;
 }
 
-static void report(struct fikit_client_device *d, uint64_t start, uint64_t end, uint64_t launches, bool was_alone)
+static void report(struct fikit_client_device *d, const struct fikit_burst_done *done)
 {
     struct fikit_client *c = &fikit_client;
     struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
+    uint64_t start = done->start_ns, end = done->end_ns, launches = done->launches;
+    bool was_alone = done->alone;
     if (!launches || launches > UINT32_MAX)
         return;
     if (r) {
-        struct fikit_burst x = {.start_ns = start, .end_ns = end, .launches = (uint32_t)launches};
+        struct fikit_burst x = {.start_ns = start, .end_ns = end, .launches = (uint32_t)launches,
+                                .flags = done->quiet ? FIKIT_BURST_QUIET : 0};
         pthread_mutex_lock(&d->burst_lock); /* one writer of the ring */
         bool bell = fikit_bursts_put(&r->slot->bursts, &x);
         pthread_mutex_unlock(&d->burst_lock);
@@ -80,13 +83,16 @@ void fikit_burst_waited(uint64_t seq_before, bool ok)
         }
         /* Reported when the next one opens, unless that joins it. */
         uint64_t seq = atomic_load_explicit(&d->burst_seq, memory_order_relaxed);
+        struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
         d->burst_done = (struct fikit_burst_done){
             .start_ns = start, .end_ns = now, .launches = d->burst_base + (seq_before - seq),
-            .alone = atomic_load_explicit(&d->burst_alone, memory_order_relaxed) &&
-                     alone(atomic_load_explicit(&d->reg, memory_order_acquire))};
+            .alone = atomic_load_explicit(&d->burst_alone, memory_order_relaxed) && alone(r),
+            /* Asked now, not when it is reported (at the next burst's
+             * first launch): the levels below have launched since. From
+             * the start of a joined burst's first part, so it covers all. */
+            .quiet = r && fikit_shm_quiet_since(r->shm->com, r->level, start)};
         pthread_mutex_unlock(&d->burst_lock);
         /* For the confined tasks below: between bursts from now on. */
-        struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
         if (r)
             atomic_store_explicit(&r->slot->waited_ns, now, memory_order_relaxed);
     }

@@ -16,7 +16,10 @@
  * bursts of a request, as fikit sim models them, not of one kernel, which
  * one lower kernel in flight makes several times longer while the request
  * around it grows by a fraction. So a burst is reported when the next one
- * opens. The launch path pays one load while a burst is open. */
+ * opens. The launch path pays one load while a burst is open. The wait
+ * that ends a burst also asks whether anything below the task ran during
+ * it (core/shm.h fikit_shm_quiet_since): a quiet burst sets the budget's
+ * pace (core/budget.h). */
 #ifndef FIKIT_INTERPOSE_BURST_H
 #define FIKIT_INTERPOSE_BURST_H
 

@@ -62,6 +62,7 @@ struct fikit_client_device {
     struct fikit_burst_done {                 /* the last burst ended, not yet reported */
         uint64_t start_ns, end_ns, launches;  /* end_ns 0: none */
         bool alone;
+        bool quiet;                           /* nothing below ran during it */
     } burst_done;
 
     char key[128];

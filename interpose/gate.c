@@ -462,6 +462,10 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
         } else {
             fikit_shm_own_count(&r->own, now, dur, &g->ticket);
         }
+        /* Below a level, its queued work tells the bursts above whether
+         * they ran quiet (what their budget's pace is measured by). */
+        if (!fikit_admit_nothing_above(mask, r->level))
+            fikit_shm_note_level_busy(r->shm->com, r->level, fikit_shm_own_busy_until(&r->own));
         g->reg = r;
         fikit_fault_point(FIKIT_FAULT_LAUNCH);
     }

@@ -160,6 +160,9 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     out->capacity_rps = 1e9 / mean_ns;
     out->rate_rps = out->capacity_rps * x->load;
 
+    /* From here on at its pace (--service-pace): the reference above was
+     * measured at another. */
+    svc.pace = x->service_pace;
     /* 2. The service alone at the load, measured (its profile). */
     step(x, &s, "service alone at the load, measured", progress, user);
     s.mean_interarrival_ns = (uint64_t)(mean_ns / x->load);
@@ -254,6 +257,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         row->budget_cuts = r.task[0].budget_cuts;
         row->budget_climbs = r.task[0].budget_climbs;
         row->budget_step = r.task[0].budget_step;
+        row->budget_pace = r.task[0].budget_pace_ppm / 1e6;
         row->budget_unmeetable = r.task[0].budget_unmeetable;
         fikit_sim_result_free(&r);
     }

@@ -50,6 +50,9 @@ struct fikit_sim_experiment {
      * sm_shares: fikit_sim_setup.sm_shares. */
     double budget;
     bool sm_shares;
+    /* The service's kernels take this many times as long in every run
+     * after its reference's (0: 1): a pace that moved since its profile. */
+    double service_pace;
     FILE *trace;                      /* the pair's runs traced (fikit_sim_setup.trace) */
     uint64_t trace_ns;
 };
@@ -71,6 +74,7 @@ struct fikit_sim_row {
     bool budgeted;
     uint64_t budget_cuts, budget_climbs;
     int budget_step;
+    double budget_pace; /* the service's pace against its reference, from its quiet bursts */
     bool budget_unmeetable;
 };
 

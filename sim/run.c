@@ -182,8 +182,9 @@ static void steer(struct sim *m)
  * the client measures (first launch after idle to its last kernel's end). */
 static void note_burst(struct sim *m, size_t i, uint64_t start, uint64_t end)
 {
-    enum fikit_budget_action a = fikit_budget_set_burst(&m->budgets, (int)i, start, end, m->t[i].req_launches,
-                                                        m->s->sched.max_queued_ns, false);
+    enum fikit_budget_action a =
+        fikit_budget_set_burst(&m->budgets, (int)i, start, end, m->t[i].req_launches, m->s->sched.max_queued_ns,
+                               fikit_shm_quiet_since(m->shm->com, m->t[i].spec->level, start));
     if (a == FIKIT_BUDGET_IGNORED || a == FIKIT_BUDGET_KEEP)
         return;
     if (m->window && !m->stop) {
@@ -270,12 +271,17 @@ static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur, uint
         memset(&gap, 0, sizeof gap);
         if (t->pred)
             fikit_predict_gap(t->pred, prev, key, &gap);
-        fikit_shm_publish_launch(m->shm->slots[i], now, dur, key, &gap, t->idle_after_ns);
+        uint64_t busy = fikit_shm_publish_launch(m->shm->slots[i], now, dur, key, &gap, t->idle_after_ns);
+        /* As interpose/gate.c: below a level, its queued work tells the
+         * bursts above whether they ran quiet. */
+        if (!fikit_admit_nothing_above(atomic_load(&m->shm->hdr->level_mask), t->spec->level))
+            fikit_shm_note_level_busy(m->shm->com, t->spec->level, busy);
     }
     struct inflight f = {key, prev, st->kernel};
     if (fikit_sim_fifo_push(&t->fl, &f) != 0)
         m->failed = -ENOMEM;
-    if (fikit_sim_gpu_launch(m->gpu, now, (uint32_t)i, key, st->dur_ns, st->blocks, st->threads, sm_pct))
+    uint64_t kernel_ns = t->spec->pace > 0 ? (uint64_t)((double)st->dur_ns * t->spec->pace) : st->dur_ns;
+    if (fikit_sim_gpu_launch(m->gpu, now, (uint32_t)i, key, kernel_ns, st->blocks, st->threads, sm_pct))
         m->failed = -ENOMEM;
     t->outstanding++;
     t->req_launches++;
@@ -620,6 +626,7 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
     for (size_t i = 0; i < ntasks; i++) {
         if (m->budgets.steered & (1ull << i)) {
             r->task[i].budget_step = m->budgets.b[i].step;
+            r->task[i].budget_pace_ppm = m->budgets.b[i].pace_ppm;
             r->task[i].budget_unmeetable = m->budgets.b[i].unmeetable;
         }
     }

@@ -42,6 +42,7 @@ struct fikit_sim_task {
      * below it, as fikitd's does. 0: none. */
     double budget;
     const struct fikit_budget_ref *budget_ref;
+    double pace;               /* its kernels take this many times as long; 0: 1 */
 };
 
 struct fikit_sim_setup {
@@ -82,6 +83,7 @@ struct fikit_sim_task_result {
      * on, whether it found its budget unmeetable */
     uint64_t budget_cuts, budget_climbs;
     int budget_step;
+    uint32_t budget_pace_ppm;
     bool budget_unmeetable;
 };
 

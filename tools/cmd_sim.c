@@ -58,6 +58,10 @@ static void usage(FILE *f)
             "                         run time (with mps_lower_cap = launches in fikit.ini the\n"
             "                         share is kept per launch instead, as fikit does on a GPU:\n"
             "                         while the service is active, the whole device otherwise)\n"
+            "      --service-pace F   the service's kernels take F times as long in every run after\n"
+            "                         the one its budget's reference comes from (0.5..2, default\n"
+            "                         1): a service whose pace moved since its profile, as on an\n"
+            "                         H100 its p99 alone did by up to 2.9x between runs\n"
             "      --json FILE        also write the results as JSON\n"
             "      --trace FILE       a Perfetto trace (Chrome JSON) of the pair's run, for one\n"
             "                         pair and one mode: its first --trace-ms of simulated time\n"
@@ -143,6 +147,9 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
     if (x->budget > 0)
         printf("budget: each request size's p99 %.2fx alone at most (%u sizes measured alone)%s\n", x->budget,
                r->burst_sizes, x->sm_shares ? ", SM shares on" : "");
+    if (x->service_pace != 1.0)
+        printf("service pace: its kernels take %.2fx as long as when its budget's reference was measured\n",
+               x->service_pace);
     printf("%-11s %8s %8s %6s %6s %-15s %7s %7s %7s %7s %7s %8s %s\n", "mode", "p50_ms", "p99_ms", "p50_x",
            "p99_x", "p99_x_95%", "train_x", "holds", "grants", "fills", "paces", "held_ms",
            x->budget > 0 ? "budget" : "");
@@ -156,11 +163,11 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
             snprintf(train, sizeof train, "-");
         else
             snprintf(train, sizeof train, "%.2f", w->loop_ratio);
-        char steered[64] = "";
+        char steered[96] = "";
         if (w->budgeted)
-            snprintf(steered, sizeof steered, "step %d%s, %llu cuts, %llu climbs", w->budget_step,
-                     w->budget_unmeetable ? " (unmeetable)" : "", (unsigned long long)w->budget_cuts,
-                     (unsigned long long)w->budget_climbs);
+            snprintf(steered, sizeof steered, "step %d%s, pace %.2fx, %llu cuts, %llu climbs", w->budget_step,
+                     w->budget_unmeetable ? " (unmeetable)" : "", w->budget_pace,
+                     (unsigned long long)w->budget_cuts, (unsigned long long)w->budget_climbs);
         printf("%-11s %8.3f %8.3f %6.2f %6.2f %-15s %7s %7llu %7llu %7llu %7llu %8.3f %s\n",
                fikit_sim_mode_name((enum fikit_sim_mode)m), w->p50.v, w->p99.v, w->p50_ratio.v,
                w->p99_ratio.v, ci, train, (unsigned long long)w->holds,
@@ -198,9 +205,9 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
                 (unsigned long long)w->fills, (unsigned long long)w->paces, w->held_ms,
                 (unsigned long long)w->switches);
         if (w->budgeted)
-            fprintf(json, ", \"budget\": %.3f, \"budget_step\": %d, \"budget_cuts\": %llu, "
+            fprintf(json, ", \"budget\": %.3f, \"budget_step\": %d, \"budget_pace\": %.4f, \"budget_cuts\": %llu, "
                           "\"budget_climbs\": %llu, \"budget_unmeetable\": %s",
-                    x->budget, w->budget_step, (unsigned long long)w->budget_cuts,
+                    x->budget, w->budget_step, w->budget_pace, (unsigned long long)w->budget_cuts,
                     (unsigned long long)w->budget_climbs, w->budget_unmeetable ? "true" : "false");
         fprintf(json, "}");
     }
@@ -224,11 +231,12 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 int fikit_cmd_sim(int argc, char **argv)
 {
     enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT, OPT_PRIO, OPT_TRACE, OPT_TRACE_MS,
-           OPT_BUDGET, OPT_SM_SHARES };
+           OPT_BUDGET, OPT_SM_SHARES, OPT_SERVICE_PACE };
     const char *config = NULL, *pair = "resnet50", *service = NULL, *loop = NULL, *device = "h200",
                *substrate = "both", *modes = NULL, *json_path = NULL, *trace_path = NULL;
     const char *load_arg = NULL, *requests_arg = NULL, *warmup_arg = NULL, *seed_arg = NULL,
-               *pct_arg = NULL, *trace_ms_arg = NULL, *budget_arg = NULL;
+               *pct_arg = NULL, *trace_ms_arg = NULL, *budget_arg = NULL,
+               *pace_arg = NULL;
     bool quiet = false, mps_prio = false, sm_shares = false;
     const struct fikit_tool_opt opts[] = {
         FIKIT_OPT("config", 'c', &config), FIKIT_OPT("pair", 'p', &pair),
@@ -241,6 +249,7 @@ int fikit_cmd_sim(int argc, char **argv)
         FIKIT_FLAG("mps-client-priority", OPT_PRIO, &mps_prio),
         FIKIT_OPT("trace", OPT_TRACE, &trace_path), FIKIT_OPT("trace-ms", OPT_TRACE_MS, &trace_ms_arg),
         FIKIT_OPT("budget", OPT_BUDGET, &budget_arg), FIKIT_FLAG("sm-shares", OPT_SM_SHARES, &sm_shares),
+        FIKIT_OPT("service-pace", OPT_SERVICE_PACE, &pace_arg),
         {0}};
     int first = fikit_tool_options(argc, argv, opts, usage);
     double load = 0.5;
@@ -338,6 +347,15 @@ int fikit_cmd_sim(int argc, char **argv)
             return 2;
         }
     }
+    double service_pace = 1.0;
+    if (pace_arg) {
+        char *end;
+        service_pace = strtod(pace_arg, &end);
+        if (!*pace_arg || *end || !(service_pace >= 0.5 && service_pace <= 2.0)) {
+            fprintf(stderr, "fikit sim: --service-pace: '%s': accepted: 0.5..2\n", pace_arg);
+            return 2;
+        }
+    }
     struct fikit_sim_device dev;
     if (fikit_sim_device_load(path, &dev, &err)) {
         fprintf(stderr, "fikit sim: %s\n", err.msg);
@@ -346,7 +364,7 @@ int fikit_cmd_sim(int argc, char **argv)
     struct fikit_sim_experiment x = {.dev = &dev, .load = load, .requests = requests, .warmup = warmup,
                                      .seed = seed, .modes = mode_mask, .beside_thread_pct = (uint32_t)pct,
                                      .fikit_mps_priority = mps_prio, .budget = budget,
-                                     .sm_shares = sm_shares,
+                                     .sm_shares = sm_shares, .service_pace = service_pace,
                                      .poll_ns = cfg.poll_ns, .pickup_ns = 5000, .wake_ns = 4000};
     /* The switch cost fikitd would take from `fikit calibrate` on this
      * device: the device's own for time-slicing, none on MPS. */

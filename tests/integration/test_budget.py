@@ -92,3 +92,22 @@ with Fikit() as fk:
     # 3. Bursts beside another task are not what it takes alone.
     check(burst_counts(fk) == alone, f"the profile's bursts alone are unchanged by the run beside the job: "
           f"{burst_counts(fk)} against {alone}")
+
+    # 4. Alone again, its reference known from the start: nothing below it
+    # has work, so every burst judged is quiet and sets its pace (the job's
+    # last work ended long before). Which bursts beside the job were quiet
+    # depends on how often this machine let the job in: unit.shm and
+    # unit.budget test that side.
+    held = r"task serve \(pid \d+\) left; its latency_budget 1\.25: .*"
+    before = len(re.findall(held, open(fk.log).read()))
+    r = fk.run("serve", SVC[:3] + ["200"] + SVC[4:])
+    check(r.returncode == 0 and result(r)["wrong"] == 0, "the service ran alone again, every output right")
+    deadline = time.time() + 30  # until fikitd noticed its exit, on a busy machine too
+    while len(lines := re.findall(held, open(fk.log).read())) <= before and time.time() < deadline:
+        time.sleep(0.05)
+    m = re.search(r"step \d+.*?, (\d+) bursts of a size measured alone of .*, pace ([\d.]+)x \((\d+) quiet\)",
+                  lines[-1] if len(lines) > before else "")
+    check(m is not None and int(m.group(1)) >= 100 and m.group(3) == m.group(1),
+          f"alone, every burst judged was quiet (the client asked the levels below at each wait): "
+          f"{lines[-1:] if len(lines) > before else 'no line'}")
+    check(m is not None and float(m.group(2)) >= 1.0, "and the pace is at least the reference's")

@@ -288,23 +288,22 @@ Test(budget, a_service_slower_than_its_reference_is_judged_by_its_quiet_bursts)
 Test(budget, quiet_bursts_do_not_excuse_what_the_tasks_below_cost)
 {
     /* Quiet bursts at 0.8 REF; one burst in 20, with work of the job in
-     * flight, at 1.5 REF: the pace is 0.8, so they break it and cut, as
-     * against the reference alone. A service faster than its reference is
-     * held to alone now, too. */
+     * flight, at 1.5 REF: they break the budget and cut, as against the
+     * reference alone. */
     struct fikit_budget b;
     fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
     for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
         burst_q(&b, i % 20 == 0 ? REF * 3 / 2 : REF * 8 / 10, i % 20 != 0);
-    cr_assert_eq(b.pace_ppm, 800000);
+    cr_assert_eq(b.pace_ppm, 1000000, "faster than its reference: judged against the reference");
     cr_assert_eq(b.step, 0, "5 %% of bursts over the budget: down to waiting");
-    /* Only quiet bursts at 0.6 REF, and the job's at 0.9 REF: 1.5x alone
-     * now, under the reference's p99 but not under the budget. */
+    /* A service now faster than its reference is held to the reference,
+     * not more strictly: the budget is what the operator stated of it. */
     struct fikit_budget f;
     fikit_budget_init(&f, 1.10, FIKIT_BUDGET_TOP);
     for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
         burst_q(&f, i % 20 == 0 ? REF * 9 / 10 : REF * 6 / 10, i % 20 != 0);
-    cr_assert_eq(f.pace_ppm, 600000);
-    cr_assert_lt(f.step, FIKIT_BUDGET_TOP / 2, "alone now is what the budget is against: step %d", f.step);
+    cr_assert_eq(f.pace_ppm, 1000000);
+    cr_assert_eq(f.step, FIKIT_BUDGET_TOP);
 }
 
 Test(budget, the_pace_is_bounded)
@@ -323,7 +322,7 @@ Test(budget, the_pace_is_bounded)
     fikit_budget_init(&fast, 1.10, FIKIT_BUDGET_TOP);
     for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
         burst_q(&fast, REF / 10, true);
-    cr_assert_eq(fast.pace_ppm, (uint32_t)(1e6 / FIKIT_BUDGET_PACE_MAX));
+    cr_assert_eq(fast.pace_ppm, 1000000, "never below the reference's");
 }
 
 Test(budget, a_gaps_task_never_climbs_to_beside)
@@ -439,9 +438,14 @@ Test(bursts, the_ring_is_read_once_in_order_and_checked)
     cr_assert_eq(out[3].launches, 4);
     cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 6);
     cr_assert_eq(out[5].launches, 10);
+    /* Quiet or not, as the client wrote it. */
+    fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = MS, .end_ns = 2 * MS, .launches = 2,
+                                                .flags = FIKIT_BURST_QUIET});
+    cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 1);
+    cr_assert_eq(out[0].flags, FIKIT_BURST_QUIET);
     cr_assert_eq(fikit_bursts_take(&b, &tail, now, out, FIKIT_BURSTS_RING, &lost), 0, "each once");
     cr_assert_eq(lost, 0);
-    cr_assert_eq(atomic_load(&b.read), 10, "fikitd says how far it read");
+    cr_assert_eq(atomic_load(&b.read), 11, "fikitd says how far it read");
     /* Not bursts: no launches, an end before the start, a minute and more,
      * an end far ahead of now. */
     fikit_bursts_put(&b, &(struct fikit_burst){.start_ns = MS, .end_ns = 2 * MS, .launches = 0});

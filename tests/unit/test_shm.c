@@ -81,6 +81,31 @@ Test(shm, no_fill_while_fikitd_decides)
     cr_assert_eq(fikit_shm_fill_take(seg, now + 55 * US, &r, 0, 60 * US), 75 * US);
 }
 
+Test(shm, a_burst_is_quiet_while_nothing_below_it_has_work)
+{
+    /* Levels 0 (a service), 4 and 9 (jobs): each launch below a level
+     * writes when its level's queued work ends; a burst is quiet while
+     * every level below it ended its work FIKIT_QUIET_MARGIN_NS before the
+     * burst began. */
+    static struct fikit_shm_commons com;
+    memset(&com, 0, sizeof com);
+    uint64_t t = 100 * FIKIT_QUIET_MARGIN_NS;
+    cr_assert(fikit_shm_quiet_since(&com, 0, t), "nothing below has launched");
+    fikit_shm_note_level_busy(&com, 9, t - 3 * FIKIT_QUIET_MARGIN_NS);
+    cr_assert(fikit_shm_quiet_since(&com, 0, t), "level 9's work ended before the margin");
+    cr_assert_not(fikit_shm_quiet_since(&com, 0, t - 2 * FIKIT_QUIET_MARGIN_NS), "but within it of an earlier burst");
+    fikit_shm_note_level_busy(&com, 9, t - 5 * FIKIT_QUIET_MARGIN_NS);
+    cr_assert_eq(atomic_load(&com.level_busy_until_ns[9]), t - 3 * FIKIT_QUIET_MARGIN_NS, "the word only grows");
+    fikit_shm_note_level_busy(&com, 4, t + 1);
+    cr_assert_not(fikit_shm_quiet_since(&com, 0, t), "level 4 launched during it");
+    cr_assert_not(fikit_shm_quiet_since(&com, 3, t));
+    cr_assert(fikit_shm_quiet_since(&com, 4, t), "a level is not below itself");
+    cr_assert(fikit_shm_quiet_since(&com, 9, t), "nothing is below the lowest level");
+    fikit_shm_note_level_busy(&com, FIKIT_LEVELS, UINT64_MAX); /* out of range: ignored */
+    fikit_shm_note_level_busy(&com, -1, UINT64_MAX);
+    cr_assert(fikit_shm_quiet_since(&com, 4, t));
+}
+
 Test(shm, fikitd_bounds_a_forged_fill_word)
 {
     /* Every client of the device writes the commons: one an hour ahead

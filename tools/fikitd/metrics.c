@@ -237,6 +237,10 @@ static char *format(struct fikitd *dd, size_t *len)
              "%d", t->budget_step);
     PER_TASK("fikit_task_budget_unmeetable", "gauge", "1 while its budget broke even with the tasks below waiting.",
              "%u", t->budget_unmeetable);
+    PER_TASK("fikit_task_budget_pace_ratio", "gauge",
+             "Its pace now against its budget's reference, from bursts with nothing below it in flight "
+             "(each burst is judged against reference x pace); 0: not steered.",
+             "%.6f", t->budget_pace_ppm / 1e6);
     PER_TASK("fikit_task_budget_cuts_total", "counter", "Steps the budget controller went down.", "%u",
              t->budget_cuts);
     PER_TASK("fikit_task_budget_climbs_total", "counter", "Steps the budget controller went up.", "%u",

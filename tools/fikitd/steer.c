@@ -34,11 +34,12 @@ void fikitd_steer_drop(struct fikitd_device *dev, int s)
     const struct fikit_budget *b = &dev->budgets.b[s];
     if (info->steer.budget > 0 && ((dev->budgets.steered >> s) & 1))
         fikit_info("device %d: task %s (pid %d) left; its latency_budget %.2f: step %d%s, %llu bursts of a size measured alone of "
-                   "%llu read (%llu lost), %llu broke it, %llu cuts, %llu climbs",
+                   "%llu read (%llu lost), %llu broke it, %llu cuts, %llu climbs, pace %.2fx (%llu quiet)",
                    dev->index, info->name, (int)info->pid, info->steer.budget, b->step,
                    b->unmeetable ? " (unmeetable)" : "", (unsigned long long)b->bursts,
                    (unsigned long long)info->steer.bursts, (unsigned long long)info->steer.lost,
-                   (unsigned long long)b->broken, (unsigned long long)b->cuts, (unsigned long long)b->climbs);
+                   (unsigned long long)b->broken, (unsigned long long)b->cuts, (unsigned long long)b->climbs,
+                   b->pace_ppm / 1e6, (unsigned long long)b->quiet);
     else if (info->steer.budget > 0)
         fikit_info("device %d: task %s (pid %d) left; its latency_budget %.2f was not held: no burst size measured "
                    "alone (%llu bursts read)", dev->index, info->name, (int)info->pid, info->steer.budget,
@@ -76,7 +77,8 @@ void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
         for (unsigned i = 0; i < n; i++) {
             info->steer.bursts++;
             enum fikit_budget_action a =
-                fikit_budget_set_burst(&dev->budgets, s, x[i].start_ns, x[i].end_ns, x[i].launches, max_queued, false);
+                fikit_budget_set_burst(&dev->budgets, s, x[i].start_ns, x[i].end_ns, x[i].launches, max_queued,
+                                       (x[i].flags & FIKIT_BURST_QUIET) != 0);
             if (a == FIKIT_BUDGET_CUT || a == FIKIT_BUDGET_CLIMB) {
                 changed = true;
                 fikit_debug("device %d: task %s's budget: %s to step %d (burst of %u launches, %.2fx alone)",
@@ -101,6 +103,7 @@ void fikitd_steer_status(const struct fikitd_device *dev, int s, struct fikit_ms
     out->burst_slowdown_ppm = steered ? b->last_slowdown_ppm : 0;
     out->budget_cuts = steered ? (uint32_t)b->cuts : 0;
     out->budget_climbs = steered ? (uint32_t)b->climbs : 0;
+    out->budget_pace_ppm = steered ? b->pace_ppm : 0;
     out->bursts = st->bursts;
     out->bursts_lost = st->lost;
     struct fikit_lower_knobs k;
