@@ -397,6 +397,14 @@ uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t d
     return busy;
 }
 
+void fikit_shm_own_drained(struct fikit_shm_own *own, uint64_t now)
+{
+    own_lock(own);
+    if (own->busy_until_ns > now)
+        __atomic_store_n(&own->busy_until_ns, now, __ATOMIC_RELAXED);
+    own_unlock(own);
+}
+
 bool fikit_shm_withdraw_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t ticket,
                             uint64_t now)
 {

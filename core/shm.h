@@ -281,6 +281,12 @@ uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own
  * the device, tracing off; gate.c decides), which then costs no predicted
  * gap and no shared cache line. Returns the new predicted end of its work. */
 uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns, uint64_t *ticket);
+/* The task's program waited for its work and found it done (a wait that
+ * ended its burst, interpose/burst.h): nothing of it is queued any more,
+ * however long its kernels were predicted to run, so its pacing
+ * (max_queued_us) stops waiting for that prediction. Only its own record:
+ * what it published stays for the others until its next launch. */
+void fikit_shm_own_drained(struct fikit_shm_own *own, uint64_t now);
 /* The launch of update ticket was refused by the runtime: it is no launch.
  * Its count and its predicted work come off the task's record and, if it
  * was published, the record before it is published again (with the count

@@ -92,9 +92,12 @@ void fikit_burst_waited(uint64_t seq_before, bool ok)
              * the start of a joined burst's first part, so it covers all. */
             .quiet = r && fikit_shm_quiet_since(r->shm->com, r->level, start)};
         pthread_mutex_unlock(&d->burst_lock);
-        /* For the confined tasks below: between bursts from now on. */
-        if (r)
+        /* For the confined tasks below: between bursts from now on. And
+         * its own queue is empty, whatever its kernels were predicted. */
+        if (r) {
             atomic_store_explicit(&r->slot->waited_ns, now, memory_order_relaxed);
+            fikit_shm_own_drained(&r->own, now);
+        }
     }
 }
 

@@ -21,6 +21,7 @@ enum { EV_STEP = 1, EV_ARRIVAL, EV_PASS, EV_GRANT, EV_WINDOW, EV_END };
 struct inflight {
     uint64_t key, prev;
     uint32_t kernel; /* index into the workload's kernels */
+    bool opens_burst; /* launched after a wait, not within FIKIT_BURST_JOIN_NS of it */
 };
 
 struct trun {
@@ -35,6 +36,11 @@ struct trun {
     struct fikit_sim_fifo queue; /* arrival times (uint64_t) of waiting requests */
     uint64_t outstanding;
     bool wait_sync;
+    /* As interpose/burst.h tells a burst's first launch: when the task's
+     * last wait returned, and whether it launched since. */
+    uint64_t waited_at;
+    bool launched_since_wait;
+    struct fikit_shm_own own;  /* what it publishes, in its own memory, as the client keeps it */
     uint64_t prev_key;         /* the launch path's last key */
     struct fikit_sim_fifo fl;  /* struct inflight: launched, not completed, in order */
     bool have_last;            /* measuring: the previous kernel's end */
@@ -271,13 +277,16 @@ static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur, uint
         memset(&gap, 0, sizeof gap);
         if (t->pred)
             fikit_predict_gap(t->pred, prev, key, &gap);
-        uint64_t busy = fikit_shm_publish_launch(m->shm->slots[i], now, dur, key, &gap, t->idle_after_ns);
+        uint64_t busy =
+            fikit_shm_publish_own(m->shm->slots[i], &t->own, now, dur, key, &gap, t->idle_after_ns, NULL);
         /* As interpose/gate.c: below a level, its queued work tells the
          * bursts above whether they ran quiet. */
         if (!fikit_admit_nothing_above(atomic_load(&m->shm->hdr->level_mask), t->spec->level))
             fikit_shm_note_level_busy(m->shm->com, t->spec->level, busy);
     }
-    struct inflight f = {key, prev, st->kernel};
+    struct inflight f = {key, prev, st->kernel,
+                         !t->launched_since_wait && (!t->waited_at || now - t->waited_at >= FIKIT_BURST_JOIN_NS)};
+    t->launched_since_wait = true;
     if (fikit_sim_fifo_push(&t->fl, &f) != 0)
         m->failed = -ENOMEM;
     uint64_t kernel_ns = t->spec->pace > 0 ? (uint64_t)((double)st->dur_ns * t->spec->pace) : st->dur_ns;
@@ -314,6 +323,8 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
     struct fikit_view v;
     struct fikit_admit a;
     fikit_shm_view(m->shm, (int)i, t->spec->level, t->spec->beside, &v, tasks, NULL);
+    /* Its own queue as it knows it, not as the slot shows it (gate.c). */
+    v.own_busy_until_ns = fikit_shm_own_busy_until(&t->own);
     if (m->s->substrate == FIKIT_SIM_MPS)
         v.confine_pct = t->spec->confine_pct;
     fikit_admit(&v, now, dur, &a);
@@ -349,6 +360,10 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
  * interpose/burst.c publishes it (fikit_admit reads it). */
 static void waited(struct sim *m, size_t i, uint64_t now)
 {
+    m->t[i].waited_at = now;
+    m->t[i].launched_since_wait = false;
+    /* As interpose/burst.c: the wait found its work done. */
+    fikit_shm_own_drained(&m->t[i].own, now);
     if (m->t[i].registered)
         atomic_store_explicit(&m->shm->slots[i]->waited_ns, now, memory_order_relaxed);
 }
@@ -382,9 +397,12 @@ static void kernel_done(void *user, uint32_t ctx, uint64_t cookie, uint64_t star
             (void)fikit_measure_add_kernel(st, f.key, &d);
         }
         (void)fikit_measure_add_duration(st, f.key, end_ns - start_ns);
+        /* A gap before a burst's first launch is idle between bursts, as
+         * the client learns it (interpose/learn.c): not what the idle
+         * threshold is built on. */
         if (t->have_last)
-            (void)fikit_measure_add_gap(st, t->last_prev, t->last_key,
-                                        start_ns > t->last_end ? start_ns - t->last_end : 0);
+            (void)fikit_measure_add_gap_at(st, t->last_prev, t->last_key,
+                                           start_ns > t->last_end ? start_ns - t->last_end : 0, f.opens_burst);
         t->have_last = true;
         t->last_end = end_ns;
         t->last_key = f.key;
@@ -486,7 +504,7 @@ static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec
             if (!t->pred)
                 return fikit_err_set(err, -ENOMEM, "out of memory");
             fikit_predictor_load(t->pred, spec->profile);
-            t->idle_after_ns = fikit_measure_max_gap(spec->profile);
+            t->idle_after_ns = fikit_measure_idle_gap(spec->profile);
         }
         fikit_budget_set_add(&m->budgets, (int)i, spec->level, spec->beside, spec->budget, spec->budget_ref);
         struct fikit_shm_owner *o = &m->shm->hdr->owner[i];

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #define US 1000ull
+#define MS (1000 * US)
 
 static struct fikit_shm *seg;
 
@@ -225,6 +226,31 @@ Test(shm, trace_entry_is_taken_by_one_writer_and_never_by_a_lap_behind)
  * plausible), so nothing waits on work that never ran; a launch counted
  * only in the task's record is taken back there; only the latest update
  * can be taken back, and only once. */
+Test(shm, a_wait_that_found_the_work_done_empties_the_own_queue)
+{
+    /* Two launches predicted 5 ms each from t: the task's queue ends at
+     * t + 10 ms, and its pacing would wait for that. Its program waited at
+     * t + 3 ms and found its work done (kernels shorter than predicted):
+     * the queue it knows of is empty; what it published stays until its
+     * next launch, which counts from now. */
+    struct fikit_shm *shm;
+    cr_assert_eq(fikit_shm_local(&shm), 0);
+    static struct fikit_shm_own own;
+    memset(&own, 0, sizeof own);
+    struct fikit_gap_pred gap = {0};
+    uint64_t t = 1000 * MS;
+    fikit_shm_publish_own(shm->slots[0], &own, t, 5 * MS, 1, &gap, 0, NULL);
+    cr_assert_eq(fikit_shm_publish_own(shm->slots[0], &own, t, 5 * MS, 1, &gap, 0, NULL), t + 10 * MS);
+    fikit_shm_own_drained(&own, t + 3 * MS);
+    cr_assert_eq(fikit_shm_own_busy_until(&own), t + 3 * MS);
+    cr_assert_eq(shm->slots[0]->pub.busy_until_ns, t + 10 * MS, "the others see what it published");
+    fikit_shm_own_drained(&own, t + 4 * MS);
+    cr_assert_eq(fikit_shm_own_busy_until(&own), t + 3 * MS, "never later than it was");
+    cr_assert_eq(fikit_shm_publish_own(shm->slots[0], &own, t + 5 * MS, MS, 1, &gap, 0, NULL), t + 6 * MS);
+    cr_assert_eq(shm->slots[0]->pub.busy_until_ns, t + 6 * MS);
+    fikit_shm_unmap(shm);
+}
+
 Test(shm, a_refused_launch_is_taken_back, .timeout = 10)
 {
     struct fikit_shm_slot *slot = seg->slots[3];
