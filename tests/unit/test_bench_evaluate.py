@@ -100,4 +100,14 @@ check(cells[4] == f"{got / ref:.3f}" == "1.000" and "alone runs pooled (3 runs" 
       f"repeated: the p99 ratio is to the three alone runs pooled (x{cells[4]}, {got}/{ref}), not to the "
       f"fastest one (x1.990)")
 
+# A run cut after its first modes (a lent GPU's time limit): the table of
+# what ran so far, written after each mode, needs only the service alone.
+res = {"load": 0.5, "repeat": 3, "workloads": [{
+    "workload": "bert", "rate": 160.0, "service_ms_alone": 3.0, "partial": True, "rows": evaluate.pool([
+        {"mode": "lp alone", "lp": {"per_second": 26.0}},
+        {"mode": "hp alone", "hp": hp(slow)},
+        {"mode": "mps", "hp": hp(slow), "lp": {"per_second": 24.0}}])}]}
+md = evaluate.summarize(res)
+check(any(l.startswith("| mps |") for l in md.splitlines()), "a partial workload's table has the modes that ran")
+
 sys.exit(1 if failures else 0)
