@@ -7,6 +7,51 @@
 #include <string.h>
 #include <time.h>
 
+#define MODULE_FUNCTIONS 32
+struct dbl_module {
+    struct dbl_fn fns[MODULE_FUNCTIONS];
+    int n;
+};
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dbl_module *unloaded_module;
+
+struct dbl_module *dbl_module_load(void)
+{
+    pthread_mutex_lock(&modules_lock);
+    struct dbl_module *m = unloaded_module;
+    unloaded_module = NULL;
+    pthread_mutex_unlock(&modules_lock);
+    if (!m && !(m = malloc(sizeof *m)))
+        return NULL;
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+void dbl_module_unload(struct dbl_module *m)
+{
+    pthread_mutex_lock(&modules_lock);
+    free(unloaded_module);
+    unloaded_module = m;
+    pthread_mutex_unlock(&modules_lock);
+}
+
+const struct dbl_fn *dbl_module_function(struct dbl_module *m, const struct dbl_fn *fns, size_t n,
+                                         const char *name, int *missing)
+{
+    const struct dbl_fn *fn = dbl_fn_named(fns, n, name);
+    *missing = !fn;
+    if (!fn)
+        return NULL;
+    pthread_mutex_lock(&modules_lock);
+    const struct dbl_fn *got = dbl_fn_named(m->fns, (size_t)m->n, name);
+    if (!got && m->n < MODULE_FUNCTIONS) {
+        m->fns[m->n] = *fn;
+        got = &m->fns[m->n++];
+    }
+    pthread_mutex_unlock(&modules_lock);
+    return got;
+}
+
 const struct dbl_fn *dbl_fn_named(const struct dbl_fn *fns, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)

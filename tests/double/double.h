@@ -31,6 +31,19 @@ struct dbl_fn {
 const struct dbl_fn *dbl_fn_named(const struct dbl_fn *fns, size_t n, const char *name);
 const struct dbl_fn *dbl_fn_by_host(const struct dbl_fn *fns, size_t n, const void *host);
 
+/* A module: the functions asked of it, in the order asked, copies of a
+ * table's kernels. An unloaded module's memory is what the next load gets,
+ * as an allocator often hands back the block it just freed: a kernel handle
+ * of an unloaded module is then another kernel's (the case fikit's names
+ * must not survive). */
+struct dbl_module;
+struct dbl_module *dbl_module_load(void);   /* NULL: out of memory */
+void dbl_module_unload(struct dbl_module *m);
+/* The module's copy of the kernel of fns named name, made at the first
+ * ask; NULL if fns has none (*missing set) or the module is full. */
+const struct dbl_fn *dbl_module_function(struct dbl_module *m, const struct dbl_fn *fns, size_t n,
+                                         const char *name, int *missing);
+
 /* A stream; device: its device, or -1 where the API does not say. A
  * stream runs what it is given at once on the calling thread, except an
  * asynchronous one (dbl_astream_new: the streams of a CUDA green context or

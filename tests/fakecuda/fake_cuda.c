@@ -224,58 +224,29 @@ API cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { dbl_drain(NULL); memcpy(
 
 /* ------------------------------------------------------ modules, naming */
 
-/* A module holds the functions asked of it, in the order asked, and an
- * unloaded module's memory is what the next load gets, as a real driver's
- * allocator often hands back the block it just freed: a kernel handle of
- * an unloaded module is then the handle of another kernel (the case fikit's
- * names must not survive). Any module's functions are the table's. */
-#define MODULE_FUNCTIONS 32
-struct fake_module {
-    struct dbl_fn fns[MODULE_FUNCTIONS];
-    int n;
-};
-static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct fake_module *unloaded_module;
-
+/* A module is the double's (tests/double/double.h): an unloaded one's
+ * memory goes to the next load, so kernel handles are reused. */
 API cuModuleLoadData(CUmodule *m, const void *image)
 {
     (void)image;
-    pthread_mutex_lock(&modules_lock);
-    struct fake_module *mod = unloaded_module;
-    unloaded_module = NULL;
-    pthread_mutex_unlock(&modules_lock);
-    if (!mod && !(mod = malloc(sizeof *mod)))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    memset(mod, 0, sizeof *mod);
-    *m = (CUmodule)mod;
-    return CUDA_SUCCESS;
+    *m = (CUmodule)dbl_module_load();
+    return *m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 API cuModuleUnload(CUmodule m)
 {
     if (!m)
         return CUDA_ERROR_INVALID_HANDLE;
-    pthread_mutex_lock(&modules_lock);
-    free(unloaded_module);
-    unloaded_module = (struct fake_module *)m;
-    pthread_mutex_unlock(&modules_lock);
+    dbl_module_unload((struct dbl_module *)m);
     return CUDA_SUCCESS;
 }
 API cuLibraryUnload(CUlibrary l) { (void)l; return CUDA_SUCCESS; }
 API cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
-    struct fake_module *mod = (struct fake_module *)m;
-    const struct dbl_fn *fn = dbl_fn_named(functions, sizeof functions / sizeof functions[0], name);
-    if (!mod || !fn)
-        return CUDA_ERROR_NOT_FOUND;
-    pthread_mutex_lock(&modules_lock);
-    const struct dbl_fn *got = dbl_fn_named(mod->fns, (size_t)mod->n, name);
-    if (!got && mod->n < MODULE_FUNCTIONS) {
-        mod->fns[mod->n] = *fn;
-        got = &mod->fns[mod->n++];
-    }
-    pthread_mutex_unlock(&modules_lock);
-    *f = (CUfunction)got;
-    return got ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    int missing = 1;
+    *f = m ? (CUfunction)dbl_module_function((struct dbl_module *)m, functions,
+                                             sizeof functions / sizeof functions[0], name, &missing)
+           : NULL;
+    return *f ? CUDA_SUCCESS : missing ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_OUT_OF_MEMORY;
 }
 API cuFuncGetName(const char **name, CUfunction f) { *name = ((const struct dbl_fn *)f)->name; return CUDA_SUCCESS; }
 API cuKernelGetName(const char **name, CUkernel k) { *name = ((const struct dbl_fn *)k)->name; return CUDA_SUCCESS; }

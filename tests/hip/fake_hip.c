@@ -24,7 +24,6 @@
 #include "tests/hip/rocm_abi.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,57 +207,26 @@ API hipGraphDestroy(hipGraph_t g) { dbl_graph_free((struct dbl_graph *)g); retur
 
 /* ------------------------------------------------------ modules, naming */
 
-/* A module holds the functions asked of it, in the order asked, and an
- * unloaded module's memory is what the next load gets, as an allocator
- * often hands back the block it just freed: a function handle of an
- * unloaded module is then another kernel's (the case fikit's names must
- * not survive). Any module's functions are the table's. */
-#define MODULE_FUNCTIONS 8
-struct fake_module {
-    struct dbl_fn fns[MODULE_FUNCTIONS];
-    int n;
-};
-static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct fake_module *unloaded_module;
-
+/* A module is the double's (tests/double/double.h): an unloaded one's
+ * memory goes to the next load, so function handles are reused. */
 API hipModuleLoad(hipModule_t *m, const char *path)
 {
     (void)path;
-    pthread_mutex_lock(&modules_lock);
-    struct fake_module *mod = unloaded_module;
-    unloaded_module = NULL;
-    pthread_mutex_unlock(&modules_lock);
-    if (!mod && !(mod = malloc(sizeof *mod)))
-        return hipErrorOutOfMemory;
-    memset(mod, 0, sizeof *mod);
-    *m = (hipModule_t)mod;
-    return hipSuccess;
+    *m = (hipModule_t)dbl_module_load();
+    return *m ? hipSuccess : hipErrorOutOfMemory;
 }
 API hipModuleUnload(hipModule_t m)
 {
     if (!m)
         return hipErrorInvalidHandle;
-    pthread_mutex_lock(&modules_lock);
-    free(unloaded_module);
-    unloaded_module = (struct fake_module *)m;
-    pthread_mutex_unlock(&modules_lock);
+    dbl_module_unload((struct dbl_module *)m);
     return hipSuccess;
 }
 API hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name)
 {
-    struct fake_module *mod = (struct fake_module *)m;
-    const struct dbl_fn *fn = dbl_fn_named(functions, NFN, name);
-    if (!mod || !fn)
-        return hipErrorNotFound;
-    pthread_mutex_lock(&modules_lock);
-    const struct dbl_fn *got = dbl_fn_named(mod->fns, (size_t)mod->n, name);
-    if (!got && mod->n < MODULE_FUNCTIONS) {
-        mod->fns[mod->n] = *fn;
-        got = &mod->fns[mod->n++];
-    }
-    pthread_mutex_unlock(&modules_lock);
-    *f = (hipFunction_t)got;
-    return got ? hipSuccess : hipErrorOutOfMemory;
+    int missing = 1;
+    *f = m ? (hipFunction_t)dbl_module_function((struct dbl_module *)m, functions, NFN, name, &missing) : NULL;
+    return *f ? hipSuccess : missing ? hipErrorNotFound : hipErrorOutOfMemory;
 }
 __attribute__((visibility("default"))) const char *hipKernelNameRef(const hipFunction_t f)
 {
