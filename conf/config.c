@@ -321,12 +321,12 @@ struct parse_ctx {
     int nseen;
 };
 
+static uint64_t hash_str(const char *a, const char *b);
+
 /* Records an error at the current line. Every error of a file is found in
  * one read: the first is the message (one line, as every caller prints
  * it), the others follow it on lines of their own as far as they fit, and
  * a last line counts the rest. */
-static uint64_t hash_str(const char *a, const char *b);
-
 __attribute__((format(printf, 2, 3))) static int fail(struct parse_ctx *x, const char *fmt, ...)
 {
     char what[600];

@@ -447,10 +447,11 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
         uint32_t mask = atomic_load_explicit(&r->hdr->level_mask, memory_order_relaxed);
         bool watched = (mask >> (r->level + 1)) != 0 ||
                        atomic_load_explicit(&r->hdr->trace_on, memory_order_relaxed);
+        uint64_t busy; /* the predicted end of its queued work, this launch's included */
         if (watched || now - fikit_shm_own_published(&r->own) >= FIKIT_SHM_UNWATCHED_PUBLISH_NS) {
             struct fikit_gap_pred gap;
             fikit_predict_gap(d->pred, g->prev, g->key, &gap);
-            uint64_t busy = fikit_shm_publish_own(r->slot, &r->own, now, dur, g->key, &gap,
+            busy = fikit_shm_publish_own(r->slot, &r->own, now, dur, g->key, &gap,
                                                   atomic_load_explicit(&d->idle_after_ns,
                                                                        memory_order_relaxed),
                                                   &g->ticket);
@@ -460,12 +461,12 @@ void fikit_gate_enter(struct fikit_gate *g, const struct fikit_backend_ops *ops,
                     .t_ns = fikit_now_ns(), .key = g->key, .a = busy, .b = gap.q_ns[2],
                     .type = FIKIT_TRACE_LAUNCH, .slot = (uint16_t)r->slot_index, .level = (uint16_t)r->level};
         } else {
-            fikit_shm_own_count(&r->own, now, dur, &g->ticket);
+            busy = fikit_shm_own_count(&r->own, now, dur, &g->ticket);
         }
         /* Below a level, its queued work tells the bursts above whether
          * they ran quiet (what their budget's pace is measured by). */
         if (!fikit_admit_nothing_above(mask, r->level))
-            fikit_shm_note_level_busy(r->shm->com, r->level, fikit_shm_own_busy_until(&r->own));
+            fikit_shm_note_level_busy(r->shm->com, r->level, busy);
         g->reg = r;
         fikit_fault_point(FIKIT_FAULT_LAUNCH);
     }
