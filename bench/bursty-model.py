@@ -53,17 +53,16 @@ def parse():
 A = parse()
 os.environ["FIKIT_BUILD"] = os.path.abspath(A.build)
 import harness  # noqa: E402  (needs FIKIT_BUILD first)
-from harness import BATCH, SERVICE, Fikit, result  # noqa: E402
+from harness import Fikit, result  # noqa: E402
+from bursty_programs import KERNELS, job_argv, service_argv  # noqa: E402
 
-KERNELS = 5
 CONVERT = os.path.join(HERE, "sim-workload-from-trace")
 FIKIT = os.path.join(os.path.abspath(A.build), "tools", "fikit")
 
 
 def svc_argv(requests, on_ms):
     """As bench/bursty-pocl.py runs the service."""
-    return [SERVICE, "--json", "-n", str(requests), "-r", "0", "-k", str(KERNELS), "-g", "200", "-w", "100"] + (
-        ["--bursts", f"{on_ms:.3f}:{A.off_ms}"] if on_ms else [])
+    return service_argv(requests, on_ms, A.off_ms)
 
 
 def traced(task, argv, out_dir, name, kind, extra):
@@ -121,7 +120,7 @@ def measured(k):
 def main():
     out = A.out or tempfile.mkdtemp(prefix="fikit-bursty-model-")
     os.makedirs(out, exist_ok=True)
-    job_wl, job_s, _ = traced("batch", [BATCH, "--json", "-t", "3", "-w", "200"], out, "pocl-demo-batch", "loop",
+    job_wl, job_s, _ = traced("batch", job_argv("-t", "3"), out, "pocl-demo-batch", "loop",
                               ["--sync", "each", "--split", "sync"])
     lines = []
     for k in (int(x) for x in A.bursts_of.split(",")):

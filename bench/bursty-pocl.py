@@ -36,17 +36,12 @@ def parse():
 A = parse()
 os.environ["FIKIT_BUILD"] = os.path.abspath(A.build)
 import harness  # noqa: E402  (needs FIKIT_BUILD first)
-from harness import BATCH, SERVICE, Fikit, result  # noqa: E402
-
-KERNELS = 5
+from harness import Fikit, result  # noqa: E402
+from bursty_programs import KERNELS, job_argv, service_argv  # noqa: E402
 
 
 def svc_argv(requests, on_ms):
-    return [SERVICE, "--json", "-n", str(requests), "-r", "0", "-k", str(KERNELS), "-g", "200", "-w", "100"] + (
-        ["--bursts", f"{on_ms:.3f}:{A.off_ms}"] if on_ms else [])
-
-
-JOB = [BATCH, "--json", "--progress", "-w", "200"]
+    return service_argv(requests, on_ms, A.off_ms)
 
 
 def job_rate_within(jout, t0, t1):
@@ -60,7 +55,7 @@ def pair(fk, requests, on_ms, under_fikit):
     import subprocess
     import time
     env = fk.env
-    jargv = JOB[:3] + ["-t", "600"] + JOB[3:]
+    jargv = job_argv("--progress", "-t", "600")
     job = fk.popen("batch", jargv) if under_fikit else subprocess.Popen(
         jargv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     time.sleep(1.0)
@@ -82,8 +77,8 @@ def main():
         fk.start()
         r = fk.run("serve", svc_argv(200, 0), measure=True)
         per_request_ms = result(r)["service_ms"]
-        fk.run("batch", JOB[:3] + ["-t", "2"] + JOB[3:], measure=True)
-        jr = result(fk.run("batch", JOB[:3] + ["-t", "3"] + JOB[3:]))
+        fk.run("batch", job_argv("--progress", "-t", "2"), measure=True)
+        jr = result(fk.run("batch", job_argv("--progress", "-t", "3")))
         job_alone = jr["kernels"] / jr["seconds"]
         for k in sizes:
             per_burst = max(1, k // KERNELS)
