@@ -94,32 +94,32 @@ uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s)
 const char *const fikit_conf_sections[] = {"fikit", "scheduler", "daemon", "client", "task.NAME", "limits"};
 const size_t fikit_conf_nsections = sizeof fikit_conf_sections / sizeof fikit_conf_sections[0];
 
-/* One row a key, in the order of conf/fikit.ini and of "unknown key" lists.
- * The policy keys' defaults are core's (fikit_sched_params_default;
- * unit.config checks that they agree). */
+/* One row a key, in the order of conf/fikit.ini and of "unknown key" lists:
+ * its default is the only one (core has none), and the policy's keys are
+ * bound to the one parameter record, c->sched. */
 const struct fikit_conf_key fikit_conf_keys[] = {
     {"fikit", "backend", ENUM(backend_name, 4), .def = "auto", CFG(backend)},
     {"fikit", "log_level", ENUM(log_level_name, 5), .words = {{"warning", FIKIT_LOG_WARN}}, .def = "warn",
      CFG(log_level)},
 
-    {"scheduler", "policy", ENUM(policy_name, 3), .def = "fill", CFG(policy)},
+    {"scheduler", "policy", ENUM(policy_name, 3), .def = "fill", CFG(sched.policy)},
     {"scheduler", "substrate", ENUM(substrate_name, 2), .def = "timeslice", CFG(substrate)},
     {"scheduler", "substrate_cost_us", UINT(0, 1000000, US), .words = {{"auto", (uint64_t)-1}},
      .def = "auto", CFG(substrate_cost_ns)},
-    {"scheduler", "safety_margin_us", UINT(0, 1000000, US), .def = "20", CFG(safety_margin_ns)},
-    {"scheduler", "gap_confidence", DOUBLE(0.0, 0.5), .def = "0.3", CFG(gap_confidence)},
+    {"scheduler", "safety_margin_us", UINT(0, 1000000, US), .def = "20", CFG(sched.safety_margin_ns)},
+    {"scheduler", "gap_confidence", DOUBLE(0.0, 0.5), .def = "0.3", CFG(sched.gap_confidence)},
     {"scheduler", "idle_after_us", UINT(1, 60000000, US), .words = {{"auto", 0}}, .def = "auto",
-     CFG(idle_after_ns)},
-    {"scheduler", "pauses", ENUM(off_on_name, 2), .def = "on", CFG(pauses)},
-    {"scheduler", "recheck_us", UINT(10, 1000000, US), .def = "1000", CFG(recheck_ns)},
-    {"scheduler", "starve_after_us", UINT(0, 60000000, US), .def = "2000", CFG(starve_after_ns)},
-    {"scheduler", "max_queued_us", UINT(0, 1000000, US), .def = "100", CFG(max_queued_ns)},
-    {"scheduler", "max_wait_ms", UINT(0, 3600000, MS), .def = "1000", CFG(max_wait_ns)},
+     CFG(sched.idle_after_ns)},
+    {"scheduler", "pauses", ENUM(off_on_name, 2), .def = "on", CFG(sched.pauses)},
+    {"scheduler", "recheck_us", UINT(10, 1000000, US), .def = "1000", CFG(sched.recheck_ns)},
+    {"scheduler", "starve_after_us", UINT(0, 60000000, US), .def = "2000", CFG(sched.starve_after_ns)},
+    {"scheduler", "max_queued_us", UINT(0, 1000000, US), .def = "100", CFG(sched.max_queued_ns)},
+    {"scheduler", "max_wait_ms", UINT(0, 3600000, MS), .def = "1000", CFG(sched.max_wait_ns)},
     {"scheduler", "mps_lower_share", ENUM(share_name, 2), .def = "beside", CFG(mps_lower_share)},
     {"scheduler", "mps_lower_thread_percentage", UINT(1, 99, COUNT), .def = "70", CFG(mps_lower_thread_pct)},
     {"scheduler", "mps_lower_cap", ENUM(lower_cap_name, 2), .def = "threads", CFG(mps_lower_cap)},
     {"scheduler", "beside_max_slowdown", DOUBLE(1.0, 10.0), .zero_off = true, .def = "0",
-     CFG(beside_max_slowdown)},
+     CFG(sched.beside_max_slowdown)},
     {"scheduler", "latency_budget", DOUBLE(1.0, 10.0), .zero_off = true, .def = "1.1", CFG(latency_budget)},
     {"scheduler", "poll_us", UINT(0, 100000, US), .def = "50", CFG(poll_ns)},
     {"scheduler", "spin_us", UINT(0, 10000, US),
@@ -256,7 +256,9 @@ void fikit_conf_value(const struct fikit_conf_key *k, const void *base, char *bu
     uint64_t v = 0;
     if (k->type == FIKIT_CONF_ENUM || k->type == FIKIT_CONF_UINT) {
         uint32_t v32;
-        if (k->size == sizeof v32)
+        if (k->size == sizeof(bool))
+            v = *(const bool *)p;
+        else if (k->size == sizeof v32)
             memcpy(&v32, p, sizeof v32), v = v32;
         else
             memcpy(&v, p, sizeof v);
@@ -381,7 +383,9 @@ static int to_u64(const char *s, uint64_t *out)
 static void store(void *base, const struct fikit_conf_key *k, uint64_t v)
 {
     char *p = (char *)base + k->off;
-    if (k->size == sizeof(uint32_t)) {
+    if (k->size == sizeof(bool)) { /* an off/on row */
+        *(bool *)p = v != 0;
+    } else if (k->size == sizeof(uint32_t)) {
         uint32_t v32 = (uint32_t)v;
         memcpy(p, &v32, sizeof v32);
     } else {
@@ -471,6 +475,7 @@ set:
 void fikit_config_defaults(struct fikit_config *c)
 {
     memset(c, 0, sizeof *c);
+    c->sched.idle_floor_ns = FIKIT_IDLE_FLOOR_NS; /* a constant, not a key */
     struct fikit_err err;
     struct parse_ctx x = {.path = "(built-in defaults)", .c = c, .err = &err};
     for (size_t i = 0; i < fikit_conf_nkeys; i++) {
@@ -860,25 +865,25 @@ uint64_t fikit_config_spin_ns(const struct fikit_config *c, long online_cpus, bo
 void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_cost_ns,
                                struct fikit_sched_params *p)
 {
-    fikit_sched_params_default(p);
-    p->policy = c->policy;
+    *p = c->sched;
     if (c->substrate_cost_ns >= 0)
         p->substrate_cost_ns = (uint64_t)c->substrate_cost_ns;
     else if (calibrated_cost_ns >= 0)
         p->substrate_cost_ns = (uint64_t)calibrated_cost_ns;
     else
         p->substrate_cost_ns = fikit_substrate_default_cost_ns(c->substrate);
-    p->safety_margin_ns = c->safety_margin_ns;
-    p->gap_confidence = c->gap_confidence;
-    if (c->idle_after_ns)
-        p->idle_after_ns = c->idle_after_ns;
-    p->idle_learned = c->idle_after_ns == 0;
-    p->pauses = c->pauses == 1;
-    p->recheck_ns = c->recheck_ns;
-    p->starve_after_ns = c->starve_after_ns;
-    p->max_queued_ns = c->max_queued_ns;
-    p->max_wait_ns = c->max_wait_ns;
-    p->beside_max_slowdown = c->beside_max_slowdown;
+}
+
+void fikit_sched_params_default(struct fikit_sched_params *p)
+{
+    struct fikit_config *c = malloc(sizeof *c);
+    if (!c) {
+        memset(p, 0, sizeof *p);
+        return;
+    }
+    fikit_config_defaults(c);
+    fikit_config_sched_params(c, -1, p);
+    free(c);
 }
 
 int fikit_config_limit_for(const struct fikit_config *c, const char *user,

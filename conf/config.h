@@ -84,22 +84,15 @@ struct fikit_config {
     enum fikit_log_level log_level;
 
     /* [scheduler] */
-    enum fikit_policy policy;
+    struct fikit_sched_params sched; /* the policy's keys, bound by their rows; its
+                                      * substrate_cost_ns is resolved by
+                                      * fikit_config_sched_params */
     enum fikit_substrate substrate;
     int64_t substrate_cost_ns; /* -1 = auto */
-    uint64_t safety_margin_ns;
-    double gap_confidence;
-    uint64_t idle_after_ns;    /* 0 = auto (learned) */
-    uint64_t recheck_ns;
-    uint64_t starve_after_ns;  /* 0 = never */
-    uint64_t max_queued_ns;    /* 0 = no bound */
-    uint64_t max_wait_ns;      /* 0 = never */
-    double beside_max_slowdown; /* 0 = off */
     double latency_budget;     /* for tasks of priority 0 that set none; 0 = off */
     enum fikit_share mps_lower_share; /* tasks of priority 1-9 on MPS without a share */
     int mps_lower_thread_pct;  /* their thread cap when that is beside: 1..99 */
     enum fikit_lower_cap mps_lower_cap; /* how a beside task's share is kept */
-    int pauses;                /* 1: on (short kernels go in a pause), 0: off */
     uint64_t poll_ns;
     uint64_t spin_ns; /* FIKIT_SPIN_ALWAYS: held launches spin for as long as they are held;
                        * FIKIT_SPIN_AUTO: fikit_config_spin_ns decides */
@@ -230,6 +223,9 @@ int fikit_config_profile_dir(const struct fikit_config *c, char *buf, size_t len
  * (-1: none calibrated). */
 void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_cost_ns,
                                struct fikit_sched_params *p);
+/* The parameters of the built-in defaults (no calibration): the table's,
+ * for tests and tools that have no fikit.ini. */
+void fikit_sched_params_default(struct fikit_sched_params *p);
 
 /* spin_us = auto: what it means is core's (fikit_spin_auto_ns). */
 #define FIKIT_SPIN_AUTO (UINT64_MAX - 1)

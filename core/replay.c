@@ -214,9 +214,9 @@ static void view_of(const struct fikit_sched *s, uint64_t fill_until, int level,
     v->running = true;
     v->policy = s->p.policy;
     v->level = level;
-    v->idle_learned = s->p.idle_learned;
+    v->idle_learned = fikit_params_idle_learned(&s->p);
     v->pauses = s->p.pauses;
-    v->idle_after_ns = s->p.idle_after_ns;
+    v->idle_after_ns = fikit_params_idle_after(&s->p);
     v->gap_confidence = s->p.gap_confidence;
     v->max_queued_ns = s->p.max_queued_ns;
     v->fill_overhead_ns = s->p.substrate_cost_ns + s->p.safety_margin_ns;

@@ -29,22 +29,6 @@ const char *fikit_grant_reason_name(enum fikit_grant_reason r)
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
-void fikit_sched_params_default(struct fikit_sched_params *p)
-{
-    p->policy = FIKIT_POLICY_FILL;
-    p->substrate_cost_ns = 0;
-    p->safety_margin_ns = 20 * 1000;
-    p->gap_confidence = 0.3;
-    p->idle_after_ns = 20 * 1000 * 1000;
-    p->idle_learned = true;
-    p->pauses = true;
-    p->recheck_ns = 1000 * 1000;
-    p->starve_after_ns = 2 * 1000 * 1000;
-    p->max_queued_ns = 100 * 1000;
-    p->max_wait_ns = 1000ull * 1000 * 1000;
-    p->beside_max_slowdown = 0;
-}
-
 void fikit_sched_init(struct fikit_sched *s, const struct fikit_sched_params *p)
 {
     memset(s, 0, sizeof *s);
@@ -232,7 +216,7 @@ uint64_t fikit_pause_threshold(bool on, const struct fikit_gap_pred *gap)
 
 static uint64_t idle_threshold(const struct fikit_sched *s, const struct fikit_task_state *t)
 {
-    return fikit_idle_threshold(s->p.idle_learned, s->p.idle_after_ns, t->idle_after_ns);
+    return fikit_idle_threshold(fikit_params_idle_learned(&s->p), fikit_params_idle_after(&s->p), t->idle_after_ns);
 }
 
 /* The instant a task turns idle, if nothing more is launched. */
@@ -287,7 +271,8 @@ void fikit_sched_task_status(const struct fikit_sched *s, uint32_t id, uint64_t 
             out->held_longest_dur_ns = q->dur_ns;
         }
     }
-    out->idle_after_ns = fikit_idle_threshold(s->p.idle_learned, s->p.idle_after_ns, t ? t->idle_after_ns : 0);
+    out->idle_after_ns = fikit_idle_threshold(fikit_params_idle_learned(&s->p), fikit_params_idle_after(&s->p),
+                                              t ? t->idle_after_ns : 0);
 }
 
 /* The instant an active task pauses, UINT64_MAX if it cannot (strict
@@ -296,7 +281,7 @@ static uint64_t pause_deadline(const struct fikit_sched *s, const struct fikit_t
 {
     if (s->p.policy != FIKIT_POLICY_FILL)
         return UINT64_MAX;
-    uint64_t th = fikit_pause_threshold(s->p.idle_learned && s->p.pauses, &t->gap);
+    uint64_t th = fikit_pause_threshold(fikit_params_idle_learned(&s->p) && s->p.pauses, &t->gap);
     return th == UINT64_MAX || work_end(t) > UINT64_MAX - th ? UINT64_MAX : work_end(t) + th;
 }
 

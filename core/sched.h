@@ -51,14 +51,18 @@ const char *fikit_policy_name(enum fikit_policy p);
 int fikit_policy_parse(const char *name, enum fikit_policy *out);
 #define FIKIT_POLICY_NAMES "fill, strict, passthrough"
 
+/* The policy's parameters: one record, whose keys fikit.ini's table binds
+ * field by field (conf/config.c: every default is its row's) and which
+ * fikitd publishes to the clients (fikit_shm_set_params). */
 struct fikit_sched_params {
     enum fikit_policy policy;
     uint64_t substrate_cost_ns;  /* paid once per filled gap (context switch back) */
     uint64_t safety_margin_ns;   /* added to every fit test */
     double gap_confidence;       /* quantile of the remaining gap relied on */
-    uint64_t idle_after_ns;      /* the idle threshold; with idle_learned, its floor */
-    bool idle_learned;           /* idle_after_us = auto: from each task's longest gap */
-    bool pauses;                 /* with idle_learned: short kernels go in a pause */
+    uint64_t idle_after_ns;      /* the idle threshold; 0 (idle_after_us = auto): learned
+                                  * from each task's longest gap, at least idle_floor_ns */
+    uint64_t idle_floor_ns;      /* a learned threshold's floor (no key: FIKIT_IDLE_FLOOR_NS) */
+    bool pauses;                 /* when learned: short kernels go in a pause */
     uint64_t recheck_ns;         /* re-evaluation period of a gap that fits nothing */
     uint64_t starve_after_ns;    /* held this long: fitted at the median; 0: never */
     uint64_t max_queued_ns;      /* work a lower level keeps queued ahead while a higher
@@ -74,7 +78,20 @@ struct fikit_sched_params {
 /* The confidence a starving stream head is fitted at: the median. */
 #define FIKIT_SCHED_STARVING_CONFIDENCE 0.5
 
-void fikit_sched_params_default(struct fikit_sched_params *p);
+/* A learned idle threshold is never below this (20 ms): a task that pauses
+ * between requests must not turn idle in a gap that is only long for it. */
+#define FIKIT_IDLE_FLOOR_NS (20ull * 1000 * 1000)
+
+/* Whether the idle threshold is learned (idle_after_us = auto), and its
+ * floor then, or the configured threshold. */
+static inline bool fikit_params_idle_learned(const struct fikit_sched_params *p)
+{
+    return p->idle_after_ns == 0;
+}
+static inline uint64_t fikit_params_idle_after(const struct fikit_sched_params *p)
+{
+    return p->idle_after_ns ? p->idle_after_ns : p->idle_floor_ns;
+}
 
 struct fikit_task_state {
     bool used;

@@ -619,14 +619,15 @@ void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched
                           uint64_t spin_ns)
 {
     atomic_store(&hdr->policy, p->policy);
-    atomic_store(&hdr->idle_after_ns, p->idle_after_ns);
-    atomic_store(&hdr->idle_learned, (p->idle_learned ? FIKIT_SHM_IDLE_LEARNED : 0u) |
+    atomic_store(&hdr->idle_after_ns, fikit_params_idle_after(p));
+    atomic_store(&hdr->idle_learned, (fikit_params_idle_learned(p) ? FIKIT_SHM_IDLE_LEARNED : 0u) |
                                          (p->pauses ? FIKIT_SHM_IDLE_PAUSES : 0u));
     atomic_store(&hdr->spin_ns, spin_ns);
     atomic_store(&hdr->fill_overhead_ns, p->substrate_cost_ns + p->safety_margin_ns);
     atomic_store(&hdr->gap_confidence_ppm, (uint32_t)(p->gap_confidence * 1e6 + 0.5));
     atomic_store(&hdr->max_queued_ns, p->max_queued_ns);
     atomic_store(&hdr->beside_max_slowdown_ppm, (uint32_t)(p->beside_max_slowdown * 1e6 + 0.5));
+    atomic_store(&hdr->max_wait_ns, p->max_wait_ns);
 }
 
 void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool beside,

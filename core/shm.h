@@ -38,7 +38,7 @@
  * 6: each task's slowdown against its profile, and beside_max_slowdown */
 /* 7: split into header, commons and one memfd per slot */
 /* 8: the budget's knobs per slot owner */
-#define FIKIT_SHM_VERSION 11 /* 11: each level's queued work in the commons; quiet bursts */
+#define FIKIT_SHM_VERSION 12 /* 12: max_wait_ns, so a held client says fikitd's bound */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -181,6 +181,7 @@ struct fikit_shm_header {
     _Atomic uint64_t granted_until_ns;
     _Atomic uint64_t max_queued_ns;    /* lower-level work queued ahead; 0: no bound */
     _Atomic uint32_t beside_max_slowdown_ppm; /* share = beside tasks share only gaps above it; 0: never */
+    _Atomic uint64_t max_wait_ns;      /* a held launch goes at a gap after this; 0: never */
     char device_key[128];
     char device_model[128];
     struct fikit_shm_owner owner[FIKIT_SHM_SLOTS];

@@ -153,11 +153,12 @@ static void say_why_held(const struct fikit_registration *r, const char *name, u
     static atomic_bool said;
     if (atomic_exchange(&said, true))
         return;
-    const struct fikit_config *cfg = &fikit_client.cfg;
+    /* fikitd's bound, not this process's fikit.ini: fikitd enforces its own. */
+    uint64_t max_wait = atomic_load_explicit(&r->hdr->max_wait_ns, memory_order_relaxed);
     char bound[128];
-    if (cfg->max_wait_ns)
+    if (max_wait)
         snprintf(bound, sizeof bound, "it goes at their next gap once held %.0f ms, and once held %.0f ms at "
-                 "the latest (max_wait_ms)", (double)cfg->max_wait_ns / 1e6, 2 * (double)cfg->max_wait_ns / 1e6);
+                 "the latest (max_wait_ms)", (double)max_wait / 1e6, 2 * (double)max_wait / 1e6);
     else
         snprintf(bound, sizeof bound, "max_wait_ms = 0: it waits for as long as they stay active");
     char pred[48];

@@ -34,7 +34,7 @@ static void usage(FILE *f)
             "  -s, --substrate-cost US    cost of a switch between tasks, microseconds\n"
             "  -m, --margin US            safety margin added to every fit, microseconds\n"
             "  -g, --gap-confidence Q     quantile of the remaining gap relied on (0..0.5)\n"
-            "  -i, --idle-after US        idle threshold of a task, microseconds\n"
+            "  -i, --idle-after US        idle threshold of a task, microseconds (0: learned)\n"
             "  -q, --quiet                print only the per-task summary\n"
             "  -h, --help                 show this help\n"
             "\n"
@@ -83,9 +83,7 @@ int fikit_cmd_replay(int argc, char **argv)
     if ((cost && parse_us("--substrate-cost", cost, &p.substrate_cost_ns)) ||
         (margin && parse_us("--margin", margin, &p.safety_margin_ns)) ||
         (idle && parse_us("--idle-after", idle, &p.idle_after_ns)))
-        return 2;
-    if (idle)
-        p.idle_learned = false; /* as idle_after_us = N in fikit.ini */
+        return 2; /* --idle-after 0: learned, as idle_after_us = auto */
     if (conf) {
         char *end;
         p.gap_confidence = strtod(conf, &end);

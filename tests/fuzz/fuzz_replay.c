@@ -1,5 +1,6 @@
 /* The replay tool's timeline reader and the policy behind it: any timeline is
  * parsed or rejected with file:line, and a small accepted one replays. */
+#include "conf/config.h"
 #include "core/replay.h"
 
 #include <stdlib.h>

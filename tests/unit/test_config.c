@@ -48,7 +48,7 @@ Test(config, defaults)
     struct fikit_config c;
     fikit_config_defaults(&c);
     cr_assert_eq(c.backend, FIKIT_BACKEND_CHOICE_AUTO);
-    cr_assert_eq(c.policy, FIKIT_POLICY_FILL);
+    cr_assert_eq(c.sched.policy, FIKIT_POLICY_FILL);
     cr_assert_eq(c.substrate, FIKIT_SUBSTRATE_TIMESLICE);
     cr_assert_eq(c.substrate_cost_ns, -1);
     cr_assert_eq(c.on_daemon_missing, FIKIT_ON_MISSING_PASSTHROUGH);
@@ -85,18 +85,18 @@ Test(config, every_key_is_read)
     cr_assert_eq(fikit_config_load_file(p, &c, &err), 0, "%s", err.msg);
     cr_assert_eq(c.backend, FIKIT_BACKEND_CHOICE_OPENCL);
     cr_assert_eq(c.log_level, FIKIT_LOG_DEBUG);
-    cr_assert_eq(c.policy, FIKIT_POLICY_STRICT);
+    cr_assert_eq(c.sched.policy, FIKIT_POLICY_STRICT);
     cr_assert_eq(c.substrate, FIKIT_SUBSTRATE_MPS);
     cr_assert_eq(c.substrate_cost_ns, 12000);
-    cr_assert_eq(c.safety_margin_ns, 7000);
-    cr_assert_float_eq(c.gap_confidence, 0.25, 1e-12);
-    cr_assert_eq(c.idle_after_ns, 5000000);
-    cr_assert_eq(c.recheck_ns, 300000);
+    cr_assert_eq(c.sched.safety_margin_ns, 7000);
+    cr_assert_float_eq(c.sched.gap_confidence, 0.25, 1e-12);
+    cr_assert_eq(c.sched.idle_after_ns, 5000000);
+    cr_assert_eq(c.sched.recheck_ns, 300000);
     cr_assert_eq(c.poll_ns, 0);
     cr_assert_eq(c.spin_ns, 70000);
-    cr_assert_eq(c.starve_after_ns, 0, "0 turns the starving rule off");
-    cr_assert_eq(c.max_queued_ns, 150000);
-    cr_assert_float_eq(c.beside_max_slowdown, 1.2, 1e-12);
+    cr_assert_eq(c.sched.starve_after_ns, 0, "0 turns the starving rule off");
+    cr_assert_eq(c.sched.max_queued_ns, 150000);
+    cr_assert_float_eq(c.sched.beside_max_slowdown, 1.2, 1e-12);
     struct fikit_sched_params sp;
     fikit_config_sched_params(&c, -1, &sp);
     cr_assert_eq(sp.starve_after_ns, 0);
@@ -285,9 +285,9 @@ Test(config, beside_max_slowdown_is_off_or_a_slowdown)
     struct fikit_err err;
     fikit_config_defaults(&c);
     cr_assert_eq(fikit_config_load_file(write_ini("[scheduler]\nbeside_max_slowdown = 0.0\n"), &c, &err), 0);
-    cr_assert_eq(c.beside_max_slowdown, 0);
+    cr_assert_eq(c.sched.beside_max_slowdown, 0);
     cr_assert_eq(fikit_config_load_file(write_ini("[scheduler]\nbeside_max_slowdown = 1.5\n"), &c, &err), 0);
-    cr_assert_eq(c.beside_max_slowdown, 1.5);
+    cr_assert_eq(c.sched.beside_max_slowdown, 1.5);
 }
 
 Test(config, spin_us_auto_spins_only_with_cores_to_spare)
@@ -500,19 +500,19 @@ Test(config, search_order)
     unsetenv("FIKIT_CONFIG");
     setenv("XDG_CONFIG_HOME", dir, 1);
     cr_assert_eq(fikit_config_load(NULL, &c, &err), 0, "%s", err.msg);
-    cr_assert_eq(c.policy, FIKIT_POLICY_STRICT, "from $XDG_CONFIG_HOME");
+    cr_assert_eq(c.sched.policy, FIKIT_POLICY_STRICT, "from $XDG_CONFIG_HOME");
     cr_assert_str_eq(c.source, file);
 
     setenv("FIKIT_CONFIG", env, 1);
     cr_assert_eq(fikit_config_load(NULL, &c, &err), 0);
-    cr_assert_eq(c.policy, FIKIT_POLICY_PASSTHROUGH, "$FIKIT_CONFIG beats XDG");
+    cr_assert_eq(c.sched.policy, FIKIT_POLICY_PASSTHROUGH, "$FIKIT_CONFIG beats XDG");
 
     const char *explicit = "/tmp/fikit-test-explicit.ini";
     f = fopen(explicit, "w");
     fputs("[scheduler]\npolicy = fill\n", f);
     fclose(f);
     cr_assert_eq(fikit_config_load(explicit, &c, &err), 0);
-    cr_assert_eq(c.policy, FIKIT_POLICY_FILL, "--config beats everything");
+    cr_assert_eq(c.sched.policy, FIKIT_POLICY_FILL, "--config beats everything");
     unlink(explicit);
 
     setenv("FIKIT_CONFIG", "/nonexistent/fikit.ini", 1);
@@ -706,25 +706,21 @@ Test(config, ini_documents_every_key_of_the_table_and_no_other)
                   fikit_conf_keys[i].section, fikit_conf_keys[i].key);
 }
 
-/* The table's defaults are what fikit_config_defaults gives, and the policy
- * keys' defaults are core's (fikit_sched_params_default). */
-Test(config, table_defaults_are_core_defaults)
+/* The table's defaults are what fikit_config_defaults gives: each key's
+ * one default, core has none of its own. */
+Test(config, table_defaults)
 {
     struct fikit_config c;
     fikit_config_defaults(&c);
-    struct fikit_sched_params core, conf;
-    fikit_sched_params_default(&core);
-    fikit_config_sched_params(&c, -1, &conf);
-    cr_expect_eq(conf.policy, core.policy);
-    cr_expect_eq(conf.safety_margin_ns, core.safety_margin_ns);
-    cr_expect_eq(conf.gap_confidence, core.gap_confidence);
-    cr_expect_eq(conf.idle_learned, core.idle_learned);
-    cr_expect_eq(conf.pauses, core.pauses);
-    cr_expect_eq(conf.recheck_ns, core.recheck_ns);
-    cr_expect_eq(conf.starve_after_ns, core.starve_after_ns);
-    cr_expect_eq(conf.max_queued_ns, core.max_queued_ns);
-    cr_expect_eq(conf.max_wait_ns, core.max_wait_ns);
-    cr_expect_eq(conf.beside_max_slowdown, core.beside_max_slowdown);
+    cr_expect_eq(c.sched.policy, FIKIT_POLICY_FILL);
+    cr_expect_eq(c.sched.safety_margin_ns, 20000);
+    cr_expect_eq(c.sched.gap_confidence, 0.3);
+    cr_expect_eq(c.sched.idle_after_ns, 0, "auto: learned");
+    cr_expect_eq(c.sched.idle_floor_ns, FIKIT_IDLE_FLOOR_NS);
+    cr_expect(c.sched.pauses);
+    cr_expect_eq(c.sched.recheck_ns, 1000000);
+    cr_expect_eq(c.sched.max_wait_ns, 1000000000ull);
+    cr_expect_eq(c.sched.beside_max_slowdown, 0);
     cr_expect_eq(c.log_level, FIKIT_LOG_WARN);
     cr_expect_eq(c.spin_ns, FIKIT_SPIN_AUTO);
     cr_expect_eq(c.poll_ns, 50000);
@@ -736,7 +732,58 @@ Test(config, table_defaults_are_core_defaults)
     cr_expect_eq(c.limit_default, 0);
     cr_expect_str_empty(c.socket_path);
     cr_expect_str_empty(c.metrics_file);
-    cr_expect_eq(c.idle_after_ns, 0);
+    struct fikit_sched_params p, d;
+    fikit_config_sched_params(&c, -1, &p);
+    fikit_sched_params_default(&d);
+    cr_expect_eq(memcmp(&p, &d, sizeof p), 0, "the tests' defaults are the table's");
+}
+
+/* A value other than the row's default, as fikit.ini would write it. */
+static void other_value(const struct fikit_conf_key *k, char *buf, size_t len)
+{
+    switch (k->type) {
+    case FIKIT_CONF_ENUM:
+        snprintf(buf, len, "%s", k->name(strcmp(k->def, k->name(0)) == 0 ? 1 : 0));
+        return;
+    case FIKIT_CONF_UINT:
+        snprintf(buf, len, "%llu", (unsigned long long)(strcmp(k->def, "1") == 0 ? 2 : k->max == 1 ? 0 : 1));
+        if (strcmp(buf, k->def) == 0 || (k->min > 1 && strcmp(buf, "1") == 0))
+            snprintf(buf, len, "%llu", (unsigned long long)k->max);
+        return;
+    case FIKIT_CONF_DOUBLE:
+        snprintf(buf, len, "%g", k->dmax);
+        return;
+    default:
+        buf[0] = '\0';
+    }
+}
+
+/* The one parameter record: every [scheduler] key whose field is in
+ * c->sched reaches what fikitd's scheduler is given, through no copy by
+ * hand (a new key is its row, its use, fikit.ini's text and a test). */
+Test(config, policy_keys_reach_the_scheduler)
+{
+    size_t lo = offsetof(struct fikit_config, sched), hi = lo + sizeof(struct fikit_sched_params);
+    int bound = 0;
+    for (size_t i = 0; i < fikit_conf_nkeys; i++) {
+        const struct fikit_conf_key *k = &fikit_conf_keys[i];
+        if (strcmp(k->section, "scheduler") != 0 || k->off < lo || k->off >= hi)
+            continue;
+        char val[64], text[160];
+        other_value(k, val, sizeof val);
+        snprintf(text, sizeof text, "[scheduler]\n%s = %s\n", k->key, val);
+        struct fikit_config c;
+        struct fikit_err err;
+        fikit_config_defaults(&c);
+        struct fikit_sched_params before, after;
+        fikit_config_sched_params(&c, -1, &before);
+        cr_assert_eq(fikit_config_load_file(write_ini(text), &c, &err), 0, "%s: %s", text, err.msg);
+        fikit_config_sched_params(&c, -1, &after);
+        cr_expect_neq(memcmp(&before, &after, sizeof before), 0, "[scheduler] %s = %s (default %s) changed nothing",
+                      k->key, val, k->def);
+        bound++;
+    }
+    cr_expect_geq(bound, 10, "the policy's keys are bound to c->sched (%d are)", bound);
 }
 
 /* Every row is well formed: a default the row itself accepts, bounds in
@@ -780,7 +827,7 @@ Test(config, table_words_and_spellings)
     cr_assert_eq(c.log_level, FIKIT_LOG_WARN, "warning is warn");
     cr_assert_eq(c.spin_ns, FIKIT_SPIN_ALWAYS);
     cr_assert_eq(c.substrate_cost_ns, -1);
-    cr_assert_eq(c.idle_after_ns, 7000);
+    cr_assert_eq(c.sched.idle_after_ns, 7000);
     cr_assert_str_eq(c.metrics_file, "/tmp/m.prom");
     cr_assert_eq(fikit_config_load_file(write_ini("[daemon]\nmetrics_file = off\n"), &c, &err), 0);
     cr_assert_str_empty(c.metrics_file);

@@ -1,3 +1,4 @@
+#include "conf/config.h"
 #include "core/replay.h"
 #include "core/shm.h"
 

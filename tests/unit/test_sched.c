@@ -1,5 +1,6 @@
 /* Policy scenarios: each one sets up tasks and held kernels at exact times
  * and checks exactly what is granted, when, and why. */
+#include "conf/config.h"
 #include "core/sched.h"
 
 #include <criterion/criterion.h>
@@ -20,7 +21,8 @@ static void setup_with(enum fikit_policy policy, uint64_t cost, uint64_t margin)
     p.policy = policy;
     p.substrate_cost_ns = cost;
     p.safety_margin_ns = margin;
-    p.idle_after_ns = 10 * MS;
+    p.idle_after_ns = 0; /* learned, */
+    p.idle_floor_ns = 10 * MS; /* at least 10 ms */
     fikit_sched_init(&S, &p);
 }
 
@@ -193,7 +195,7 @@ Test(sched, learned_idle_threshold_never_below_the_default)
 Test(sched, configured_idle_threshold_applies_as_it_is)
 {
     setup_with(FIKIT_POLICY_STRICT, 0, 0);
-    S.p.idle_learned = false; /* idle_after_us = 10000 */
+    S.p.idle_after_ns = 10 * MS; /* idle_after_us = 10000 */
     fikit_sched_add_task(&S, 1, 100, "serve", 0);
     fikit_sched_task(&S, 1)->idle_after_ns = 20 * MS;
     launch(1, 0, 1 * MS, 0);
@@ -325,7 +327,7 @@ Test(sched, middle_level_fills_before_it_runs_freely)
     /* Level 0 active, level 4 and 9 hold: level 4 fills level 0's gaps
      * first; once level 0 is idle, level 4 runs freely and 9 waits on it. */
     serve_and_two("etl", 4, "train", 9);
-    S.p.idle_after_ns = 1 * MS;                       /* the floor */
+    S.p.idle_floor_ns = 1 * MS;                       /* the floor */
     fikit_sched_task(&S, 1)->idle_after_ns = 1 * MS;  /* serve: idle 2 ms after its work */
     fikit_sched_task(&S, 2)->idle_after_ns = 5 * MS;  /* etl: 10 ms */
     launch(1, 0, 10 * US, 100 * US);

@@ -2,6 +2,7 @@
  * the gap-fill mark (fikit_shm_fill_take against fikitd's lock) and the
  * trace rings (ordering, loss, the bell that asks fikitd to drain). The
  * segment here is ordinary memory of the real layout; no daemon runs. */
+#include "conf/config.h"
 #include "core/sched.h"
 #include "core/shm.h"
 

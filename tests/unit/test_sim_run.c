@@ -2,6 +2,7 @@
  * same run; fikit's own admission and scheduler decide for the tasks that
  * fikit schedules (a lower task is held and granted only where fikit would,
  * and never when passthrough); the quantiles' intervals hold the value. */
+#include "conf/config.h"
 #include "sim/experiment.h"
 #include "sim/fifo.h"
 

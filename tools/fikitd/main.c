@@ -144,7 +144,7 @@ int main(int argc, char **argv)
         fikit_config_socket_path(&d.cfg, sock, sizeof sock);
         printf("%s: valid; socket %s, policy %s, substrate %s, %d tasks\n",
                d.cfg.source[0] ? d.cfg.source : "(built-in defaults)", sock,
-               fikit_policy_name(d.cfg.policy), fikit_substrate_name(d.cfg.substrate), d.cfg.ntasks);
+               fikit_policy_name(d.cfg.sched.policy), fikit_substrate_name(d.cfg.substrate), d.cfg.ntasks);
         return 0;
     }
     d.trace_at_start = trace;
