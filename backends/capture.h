@@ -4,7 +4,7 @@
 #ifndef FIKIT_BACKENDS_CAPTURE_H
 #define FIKIT_BACKENDS_CAPTURE_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

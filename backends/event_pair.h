@@ -10,7 +10,7 @@
 #ifndef FIKIT_BACKENDS_EVENT_PAIR_H
 #define FIKIT_BACKENDS_EVENT_PAIR_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 
 #include <errno.h>
 #include <pthread.h>

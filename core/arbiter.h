@@ -1,6 +1,6 @@
 /* Owns: how fikitd's arbiter waits between two passes and whom it nudges,
  * as pure functions of the time and the scheduler's answer, and what
- * spin_us = auto means. tools/fikitd/device.c does the waiting (spinning,
+ * spin_us = auto means. fikitd/device.c does the waiting (spinning,
  * futex) that these plan; the rules are DESIGN.md "The hot path". */
 #ifndef FIKIT_CORE_ARBITER_H
 #define FIKIT_CORE_ARBITER_H

@@ -18,7 +18,7 @@
  * oscillate. Bursts that started before a change had settled (the old
  * step's queue drained) are not counted for either. fikit sim runs it
  * on its modelled bursts, fikitd on the bursts its clients measure
- * (interpose/burst.h, tools/fikitd/steer.c). */
+ * (interpose/burst.h, fikitd/steer.c). */
 #ifndef FIKIT_CORE_BUDGET_H
 #define FIKIT_CORE_BUDGET_H
 

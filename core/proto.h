@@ -7,6 +7,7 @@
 #ifndef FIKIT_CORE_PROTO_H
 #define FIKIT_CORE_PROTO_H
 
+#include "core/sched.h"
 #include "core/trace.h"
 
 #include <stdbool.h>
@@ -14,14 +15,15 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 8 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
+#define FIKIT_PROTO_VERSION 9 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
                                * events; 4: register says the device computes on the host and
                                * whether the task runs beside; status shows the latter; 5: and
                                * each task's longest wait of a held launch; 6: pause and
                                * overdue grants; 7: the segment split (REGISTER_OK carries the
                                * read-only header, SLOT_FD the commons, the task's slot and
                                * other tasks' slots, read-only, asked with SLOT); 8: status
-                               * shows each task's latency budget and knobs */
+                               * shows each task's latency budget and knobs; 9: a device's
+                               * grants one array by enum fikit_grant_count */
 #define FIKIT_MSG_MAX 8192
 #define FIKIT_PROTO_SLOTS 64 /* slots of a device (FIKIT_SHM_SLOTS) */
 
@@ -130,8 +132,7 @@ struct fikit_msg_status_device {
     uint64_t substrate_cost_ns;
     uint64_t safety_margin_ns;
     uint64_t held_now;
-    uint64_t grants_free, grants_fit, grants_starved, grants_other;
-    uint64_t grants_pause, grants_overdue; /* a short kernel in a pause; held max_wait */
+    uint64_t grants[FIKIT_GRANT_COUNTS]; /* by enum fikit_grant_count (core/sched.h) */
     uint64_t nudges; /* held threads woken ahead of a decision */
     /* The arbiter's latency since fikitd started (see fikitd_device). */
     uint64_t pickups, pickup_p50_ns, pickup_p99_ns, pickup_max_ns;

@@ -29,6 +29,24 @@ const char *fikit_grant_reason_name(enum fikit_grant_reason r)
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
+enum fikit_grant_count fikit_grant_count_of(enum fikit_grant_reason r)
+{
+    switch (r) {
+    case FIKIT_GRANT_FREE: return FIKIT_GRANT_COUNT_FREE;
+    case FIKIT_GRANT_FIT: return FIKIT_GRANT_COUNT_FIT;
+    case FIKIT_GRANT_STARVED: return FIKIT_GRANT_COUNT_STARVED;
+    case FIKIT_GRANT_PAUSE: return FIKIT_GRANT_COUNT_PAUSE;
+    case FIKIT_GRANT_OVERDUE: return FIKIT_GRANT_COUNT_OVERDUE;
+    default: return FIKIT_GRANT_COUNT_OTHER;
+    }
+}
+
+const char *fikit_grant_count_name(enum fikit_grant_count c)
+{
+    static const char *const names[FIKIT_GRANT_COUNTS] = {"free", "fit", "starved", "pause", "overdue", "other"};
+    return (unsigned)c < FIKIT_GRANT_COUNTS ? names[c] : "?";
+}
+
 void fikit_sched_init(struct fikit_sched *s, const struct fikit_sched_params *p)
 {
     memset(s, 0, sizeof *s);

@@ -134,6 +134,21 @@ enum fikit_grant_reason {
 
 const char *fikit_grant_reason_name(enum fikit_grant_reason r);
 
+/* Grants as fikitd counts them for `fikit status` and the metrics, one
+ * array indexed by these: passthrough and release are "other". */
+enum fikit_grant_count {
+    FIKIT_GRANT_COUNT_FREE = 0,
+    FIKIT_GRANT_COUNT_FIT,
+    FIKIT_GRANT_COUNT_STARVED,
+    FIKIT_GRANT_COUNT_PAUSE,
+    FIKIT_GRANT_COUNT_OVERDUE,
+    FIKIT_GRANT_COUNT_OTHER,
+    FIKIT_GRANT_COUNTS
+};
+enum fikit_grant_count fikit_grant_count_of(enum fikit_grant_reason r);
+/* "free", "fit", "starved", "pause", "overdue", "other". */
+const char *fikit_grant_count_name(enum fikit_grant_count c);
+
 struct fikit_grant {
     uint32_t task_id;
     uint32_t ticket;

@@ -1,20 +1,16 @@
 /* Owns: what a program under fikit knows about itself, in one struct
  * (fikit_client) with one fork handler: its task, priority and
- * configuration, its connection to fikitd, per device its registration
- * (slot in the shared segment), its measurements and its predictions, the
- * learner's queue, and the housekeeping thread that drains that queue,
+ * configuration, its connection to fikitd, its devices (each one's
+ * registration and record: interpose/device.h), the learner's queue, and the housekeeping thread that drains that queue,
  * watches the daemon and saves profiles. Registration happens at the first
  * launch on a device; a lost daemon turns the device unscheduled until a new
  * one is reached. */
 #ifndef FIKIT_INTERPOSE_CLIENT_H
 #define FIKIT_INTERPOSE_CLIENT_H
 
-#include "backends/backend.h"
 #include "conf/config.h"
-#include "core/measure.h"
-#include "core/shm.h"
-#include "core/slowdown.h"
-#include "core/predict.h"
+#include "interpose/backend.h"
+#include "interpose/device.h"
 #include "interpose/learn.h"
 
 #include <limits.h>
@@ -24,58 +20,6 @@
 #include <stdbool.h>
 
 #define FIKIT_CLIENT_MAX_DEVICES 8
-
-/* One registration with one fikitd; replaced, never freed, when the client
- * rejoins a restarted daemon (launch paths may still be reading it). */
-struct fikit_registration {
-    _Alignas(64) struct fikit_shm *shm; /* one cache line: read on every launch */
-    struct fikit_shm_slot *slot;
-    int slot_index;
-    int level;
-    /* shm->hdr, here on the launch path's line: no load of the view. */
-    const struct fikit_shm_header *hdr;
-    /* The task's own: what it publishes, kept here (the slot shows a copy),
-     * and how many of its threads hold a waiter of the slot. */
-    struct fikit_shm_own own;
-    _Atomic uint32_t holding;
-    uint32_t device_index;                 /* fikitd's, for FIKIT_MSG_SLOT */
-    uint64_t generation;                   /* fikitd's (its start time) */
-    uint64_t asked[FIKIT_SHM_SLOTS];       /* owner generation last asked for (under the client's lock) */
-};
-
-struct fikit_client_device {
-    /* What every launch reads, on the first cache line (the struct is
-     * allocated 64-byte aligned): a launch that finds its caches cold pays
-     * one miss here, not four. */
-    _Alignas(64) const struct fikit_backend_ops *ops;
-    void *handle;
-    _Atomic(struct fikit_registration *) reg; /* NULL: unscheduled */
-    struct fikit_predictor *pred;
-    _Atomic uint64_t idle_after_ns;           /* learned longest gap */
-    int level;                                /* configured (or allowed) priority */
-    _Atomic uint64_t burst_start_ns;          /* the open burst's first launch; 0: none (burst.h) */
-    /* The rest of the open burst, read only when it opens or ends. */
-    _Atomic uint64_t burst_seq;               /* its launch number */
-    _Atomic bool burst_alone;                 /* the task was alone on the device at its start */
-    pthread_mutex_t burst_lock;               /* opening and ending bursts; writers of the slot's bursts */
-    uint64_t burst_base;                      /* launches of the open burst before its last wait */
-    struct fikit_burst_done {                 /* the last burst ended, not yet reported */
-        uint64_t start_ns, end_ns, launches;  /* end_ns 0: none */
-        bool alone;
-        bool quiet;                           /* nothing below ran during it */
-    } burst_done;
-
-    char key[128];
-    char model[128];
-    bool on_host; /* the device computes on this host's CPUs (ops->device_on_host) */
-    pthread_mutex_t store_lock;               /* store */
-    struct fikit_measure_store store;
-    _Atomic bool dirty;                       /* learned since the last save (the learner, and a burst alone from any thread) */
-    uint64_t saved_ns;
-    char profile_path[PATH_MAX];
-    struct fikit_slowdown slow; /* against the profile loaded; the learner thread's */
-};
-
 #define FIKIT_CLIENT_WANTS_KNOWN (1u << 31)
 
 /* Devices on the client's first cache line; the rest follow it. */
@@ -131,8 +75,6 @@ struct fikit_client {
 };
 
 _Static_assert(FIKIT_LEARN_DEVICES >= FIKIT_CLIENT_MAX_DEVICES, "the learner remembers every device");
-_Static_assert(offsetof(struct fikit_client_device, burst_start_ns) + sizeof(uint64_t) <= 64,
-               "what every launch reads of its device is on its first cache line");
 _Static_assert(offsetof(struct fikit_client, devs) + FIKIT_CLIENT_HOT_DEVICES * sizeof(void *) <= 64,
                "the first devices share the launch path's cache line");
 

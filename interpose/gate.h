@@ -8,7 +8,7 @@
 #ifndef FIKIT_INTERPOSE_GATE_H
 #define FIKIT_INTERPOSE_GATE_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 #include "interpose/client.h"
 
 #include <stdbool.h>

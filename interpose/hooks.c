@@ -1,6 +1,6 @@
 #include "interpose/hooks.h"
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

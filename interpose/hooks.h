@@ -20,7 +20,7 @@ struct fikit_hook {
     const char *const *libraries;
 };
 
-/* A backend's descriptor (backends/backend.h), registered at load time by
+/* A backend's descriptor (interpose/backend.h), registered at load time by
  * a constructor of the backend's: its hooks (a static array ending with
  * {NULL}) are found from then on, and dlsym looks up names that start with
  * one of its symbol_starts. */

@@ -8,7 +8,7 @@
 #ifndef FIKIT_INTERPOSE_LAUNCH_H
 #define FIKIT_INTERPOSE_LAUNCH_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 #include "interpose/gate.h"
 #include "interpose/ptrmap.h"
 #include "interpose/selftime.h"

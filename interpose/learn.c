@@ -1,6 +1,6 @@
 #include "interpose/learn.h"
 
-#include "interpose/client.h"
+#include "interpose/device.h"
 
 #include "core/clock.h"
 #include "core/log.h"

@@ -6,13 +6,13 @@
 #ifndef FIKIT_INTERPOSE_LEARN_H
 #define FIKIT_INTERPOSE_LEARN_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-struct fikit_client_device; /* interpose/client.h */
+struct fikit_client_device; /* interpose/device.h */
 
 struct fikit_sample {
     struct fikit_client_device *dev;

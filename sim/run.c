@@ -426,7 +426,7 @@ static void deliver_grants(void *user, const struct fikit_grant *g, size_t n)
         push(m, g[k].at_ns + m->s->wake_ns, EV_GRANT, g[k].task_id, 0);
 }
 
-/* One pass of fikitd's arbiter (tools/fikitd/device.c arbiter_main). */
+/* One pass of fikitd's arbiter (fikitd/device.c arbiter_main). */
 static void daemon_pass(struct sim *m, uint64_t now)
 {
     m->r->passes++;

@@ -4,7 +4,7 @@
  * every launch of a registered task goes through the same core calls as in
  * a program (fikit_shm_view, fikit_admit, fikit_shm_publish_launch on a
  * segment of its own) and fikitd's side through the same calls as
- * tools/fikitd/device.c (fikit_sched_note_record, fikit_sched_post, the
+ * fikitd/device.c (fikit_sched_note_record, fikit_sched_post, the
  * fill lock, fikit_sched_decide). Deterministic for a seed. What it leaves
  * out of fikit: docs/sim.md. */
 #ifndef FIKIT_SIM_RUN_H

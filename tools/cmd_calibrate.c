@@ -2,7 +2,7 @@
 #include "conf/config.h"
 #include "core/calibration.h"
 #include "tools/commands.h"
-#include "tools/daemon_files.h"
+#include "fikitd/daemon_files.h"
 #include "tools/options.h"
 
 #include <errno.h>

@@ -168,13 +168,13 @@ static void json_device(const struct fikit_msg_status_device *d)
         printf("null");
     else
         printf("%d", d->top_level);
-    printf(",\"held_now\":%llu,\"grants\":{\"free\":%llu,\"fit\":%llu,\"starved\":%llu,\"pause\":%llu,"
-           "\"overdue\":%llu,\"other\":%llu},\"woken_ahead\":%llu,\"tracing\":%s,\"trace_lost\":%llu,"
+    printf(",\"held_now\":%llu,\"grants\":{", (unsigned long long)d->held_now);
+    for (int k = 0; k < FIKIT_GRANT_COUNTS; k++)
+        printf("%s\"%s\":%llu", k ? "," : "", fikit_grant_count_name((enum fikit_grant_count)k),
+               (unsigned long long)d->grants[k]);
+    printf("},\"woken_ahead\":%llu,\"tracing\":%s,\"trace_lost\":%llu,"
            "\"pickup_ns\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu,\"count\":%llu},"
            "\"pass_ns\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu,\"count\":%llu},\"tasks\":[",
-           (unsigned long long)d->held_now, (unsigned long long)d->grants_free, (unsigned long long)d->grants_fit,
-           (unsigned long long)d->grants_starved, (unsigned long long)d->grants_pause,
-           (unsigned long long)d->grants_overdue, (unsigned long long)d->grants_other,
            (unsigned long long)d->nudges, d->trace_on ? "true" : "false", (unsigned long long)d->trace_lost,
            (unsigned long long)d->pickup_p50_ns, (unsigned long long)d->pickup_p99_ns,
            (unsigned long long)d->pickup_max_ns, (unsigned long long)d->pickups,
@@ -290,12 +290,11 @@ static int look(const char *config, const char *sock, bool json)
             printf("  model %s; policy %s; substrate cost %.0f us; safety margin %.0f us%s\n",
                    d->model, fikit_policy_name(d->policy), d->substrate_cost_ns / 1000.0,
                    d->safety_margin_ns / 1000.0, tracing);
-            printf("  active level %s; held now %llu; granted: %llu free, %llu fit, %llu starved, "
-                   "%llu pause, %llu overdue, %llu other; %llu held threads woken ahead of a decision\n",
-                   top, (unsigned long long)d->held_now, (unsigned long long)d->grants_free,
-                   (unsigned long long)d->grants_fit, (unsigned long long)d->grants_starved,
-                   (unsigned long long)d->grants_pause, (unsigned long long)d->grants_overdue,
-                   (unsigned long long)d->grants_other, (unsigned long long)d->nudges);
+            printf("  active level %s; held now %llu; granted:", top, (unsigned long long)d->held_now);
+            for (int k = 0; k < FIKIT_GRANT_COUNTS; k++)
+                printf("%s %llu %s", k ? "," : "", (unsigned long long)d->grants[k],
+                       fikit_grant_count_name((enum fikit_grant_count)k));
+            printf("; %llu held threads woken ahead of a decision\n", (unsigned long long)d->nudges);
             printf("  arbiter: pickup p50 %.1f us, p99 %.1f us, max %.1f us (%llu launches); "
                    "pass p50 %.1f us, p99 %.1f us, max %.1f us (%llu passes)\n",
                    d->pickup_p50_ns / 1000.0, d->pickup_p99_ns / 1000.0, d->pickup_max_ns / 1000.0,

@@ -5,7 +5,7 @@
 #ifndef FIKIT_BACKENDS_CUDA_H
 #define FIKIT_BACKENDS_CUDA_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 #include "backends/capture.h"
 
 #include <cuda.h>

@@ -11,7 +11,7 @@
 #ifndef FIKIT_BACKENDS_CUDA_CONFINE_H
 #define FIKIT_BACKENDS_CUDA_CONFINE_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 
 #include <cuda.h>
 #include <stdbool.h>

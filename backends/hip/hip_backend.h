@@ -9,7 +9,7 @@
 #ifndef FIKIT_BACKENDS_HIP_H
 #define FIKIT_BACKENDS_HIP_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 #include "backends/capture.h"
 
 /* hip_runtime_api.h is plain C on the AMD platform once it is selected. */

@@ -11,7 +11,7 @@
 #ifndef FIKIT_BACKENDS_HIP_CONFINE_H
 #define FIKIT_BACKENDS_HIP_CONFINE_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 #include "backends/hip/hip_backend.h"
 
 #include <stdbool.h>

@@ -5,7 +5,7 @@
 #define FIKIT_BACKENDS_OPENCL_H
 
 #define CL_TARGET_OPENCL_VERSION 300
-#include "backends/backend.h"
+#include "interpose/backend.h"
 
 #include <CL/cl_icd.h>
 

@@ -25,7 +25,7 @@
 #ifndef FIKIT_TESTS_FAKE_BACKEND_H
 #define FIKIT_TESTS_FAKE_BACKEND_H
 
-#include "backends/backend.h"
+#include "interpose/backend.h"
 
 #include <stdbool.h>
 #include <stdint.h>

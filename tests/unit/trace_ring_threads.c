@@ -64,7 +64,7 @@ struct tally {
     int64_t last[WRITERS]; /* each writer's last event read, -1 before any */
 };
 
-/* fikitd's drain (tools/fikitd/device.c): in order up to the first entry not
+/* fikitd's drain (fikitd/device.c): in order up to the first entry not
  * yet written; far behind, what is older than a ring is lost. */
 static void drain(uint64_t *next, struct tally *t)
 {

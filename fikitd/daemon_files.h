@@ -1,8 +1,8 @@
 /* Owns: fikitd's files in its state directory, named in one place for
  * fikitd, which writes them, and the fikit commands, which find the daemon
  * by them: a detached daemon's log, and its pid file while it runs. */
-#ifndef FIKIT_TOOLS_DAEMON_FILES_H
-#define FIKIT_TOOLS_DAEMON_FILES_H
+#ifndef FIKITD_DAEMON_FILES_H
+#define FIKITD_DAEMON_FILES_H
 
 #include <stddef.h>
 

@@ -7,8 +7,8 @@
  * ops, the entry points it replaces, the names it hooks, its libraries),
  * registered when libfikit.so loads; backends/README.md says what a new
  * one provides. */
-#ifndef FIKIT_BACKENDS_BACKEND_H
-#define FIKIT_BACKENDS_BACKEND_H
+#ifndef FIKIT_INTERPOSE_BACKEND_H
+#define FIKIT_INTERPOSE_BACKEND_H
 
 #include "core/kernel_id.h"
 

@@ -1,5 +1,5 @@
 /* See attest.h. */
-#include "tools/fikitd/attest.h"
+#include "fikitd/attest.h"
 
 #include <errno.h>
 #include <stdbool.h>

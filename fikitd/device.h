@@ -4,16 +4,19 @@
 #ifndef FIKITD_DEVICE_H
 #define FIKITD_DEVICE_H
 
+#include "core/proto.h"
 #include "core/sched.h"
 #include "core/stat.h"
 #include "core/shm.h"
 #include "core/trace.h"
-#include "tools/fikitd/steer.h"
+#include "fikitd/steer.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#define FIKITD_MAX_DEVICES 16
 
 /* What fikitd knows of a slot's task: identity is never read back from
  * shared memory. */
@@ -53,8 +56,7 @@ struct fikitd_device {
     struct fikit_budget_set budgets; /* the latency budgets' controllers (steer.h) */
     struct fikitd_slot_info slots[FIKIT_SHM_SLOTS];
     int next_slot;        /* rotating, so a slot is reused as late as possible */
-    uint64_t grants_free, grants_fit, grants_starved, grants_other;
-    uint64_t grants_pause, grants_overdue;
+    uint64_t grants[FIKIT_GRANT_COUNTS]; /* by enum fikit_grant_count */
     uint64_t nudges; /* held threads woken ahead of a decision */
     uint64_t passes; /* the arbiter's passes (the segment's pass_begun) */
     /* The arbiter's own latency: how long a posted launch waits before the
@@ -107,5 +109,10 @@ void fikitd_device_sync_records(struct fikitd_device *dev, uint64_t now);
 void fikitd_device_set_trace(struct fikitd_device *dev, bool on);
 /* Copies the trace (oldest first) into a malloc'd array. */
 size_t fikitd_device_copy_trace(struct fikitd_device *dev, struct fikit_trace_event **out);
+
+/* What `fikit status` shows of one device: its record and its tasks' (the
+ * status request and the metrics both take this copy). Returns the tasks. */
+int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_msg_status_device *md,
+                         struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS]);
 
 #endif

@@ -1,4 +1,4 @@
-#include "tools/fikitd/device.h"
+#include "fikitd/device.h"
 
 #include "core/clock.h"
 #include "core/log.h"
@@ -163,18 +163,7 @@ static void mark_granted(struct fikitd_device *dev, const struct fikit_grant *g)
     uint32_t s = g->ticket / FIKIT_SHM_WAITERS;
     /* Whether it sleeps (apply_grants then wakes it), for the trace. */
     bool asleep = fikit_shm_waiter_grant(wt, g->reason, g->at_ns);
-    if (g->reason == FIKIT_GRANT_FREE)
-        dev->grants_free++;
-    else if (g->reason == FIKIT_GRANT_FIT)
-        dev->grants_fit++;
-    else if (g->reason == FIKIT_GRANT_STARVED)
-        dev->grants_starved++;
-    else if (g->reason == FIKIT_GRANT_PAUSE)
-        dev->grants_pause++;
-    else if (g->reason == FIKIT_GRANT_OVERDUE)
-        dev->grants_overdue++;
-    else
-        dev->grants_other++;
+    dev->grants[fikit_grant_count_of(g->reason)]++;
     if (dev->tracing) {
         struct fikit_trace_event e = {.t_ns = g->at_ns, .key = g->key, .a = g->room_ns,
                                       .b = g->dur_ns, .c = g->posted_ns,
@@ -519,4 +508,69 @@ size_t fikitd_device_copy_trace(struct fikitd_device *dev, struct fikit_trace_ev
     pthread_mutex_unlock(&dev->lock);
     *out = copy;
     return n;
+}
+
+int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_msg_status_device *md,
+                         struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS])
+{
+    memset(md, 0, sizeof *md);
+    md->index = (uint32_t)dev->index;
+    int nt = 0;
+    pthread_mutex_lock(&dev->lock);
+    fikitd_device_sync_records(dev, now);
+    struct fikit_sched_status ss;
+    fikit_sched_status(&dev->sched, now, &ss);
+    md->top_level = ss.top_level;
+    md->policy = ss.policy;
+    md->substrate_cost_ns = ss.substrate_cost_ns;
+    md->safety_margin_ns = ss.safety_margin_ns;
+    md->held_now = ss.held_now;
+    memcpy(md->grants, dev->grants, sizeof md->grants);
+    md->nudges = dev->nudges;
+    md->pickups = dev->pickup.count;
+    md->pickup_p50_ns = fikit_stat_quantile(&dev->pickup, 0.5);
+    md->pickup_p99_ns = fikit_stat_quantile(&dev->pickup, 0.99);
+    md->pickup_max_ns = dev->pickup.count ? dev->pickup.max : 0;
+    md->passes = dev->pass.count;
+    md->pass_p50_ns = fikit_stat_quantile(&dev->pass, 0.5);
+    md->pass_p99_ns = fikit_stat_quantile(&dev->pass, 0.99);
+    md->pass_max_ns = dev->pass.count ? dev->pass.max : 0;
+    md->trace_on = atomic_load(&dev->shm->hdr->trace_on);
+    md->trace_lost = dev->trace_lost;
+    snprintf(md->key, sizeof md->key, "%s", dev->key);
+    snprintf(md->model, sizeof md->model, "%s", dev->model);
+    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
+        if (!dev->slots[s].used)
+            continue;
+        const struct fikit_shm_slot *sl = dev->shm->slots[s];
+        const struct fikitd_slot_info *info = &dev->slots[s];
+        struct fikit_sched_task_status ts;
+        fikit_sched_task_status(&dev->sched, (uint32_t)s, now, &ts);
+        struct fikit_msg_status_task *mt = &tasks[nt++];
+        memset(mt, 0, sizeof *mt);
+        mt->device_index = (uint32_t)dev->index;
+        mt->slot = (uint32_t)s;
+        mt->pid = (int32_t)info->pid;
+        mt->level = info->level;
+        mt->requested_level = info->requested_level;
+        mt->uid = info->uid;
+        mt->active = ts.active;
+        mt->launches = ts.launches;
+        mt->holds = atomic_load(&sl->holds);
+        mt->grants = atomic_load(&sl->grants);
+        mt->fills = atomic_load(&sl->fills);
+        mt->paces = atomic_load(&sl->paces);
+        if (atomic_load(&sl->slowdown_ns) + FIKIT_SLOWDOWN_FRESH_NS > now)
+            mt->slowdown_ppm = atomic_load(&sl->slowdown_ppm);
+        mt->held_now = ts.held_now;
+        mt->held_longest_ns = ts.held_longest_ns;
+        mt->held_longest_dur_ns = ts.held_longest_dur_ns;
+        mt->beside = info->beside;
+        mt->idle_after_ns = ts.idle_after_ns;
+        fikitd_steer_status(dev, s, mt);
+        snprintf(mt->name, sizeof mt->name, "%s", info->name);
+    }
+    md->ntasks = (uint32_t)nt;
+    pthread_mutex_unlock(&dev->lock);
+    return nt;
 }

@@ -1,4 +1,4 @@
-#include "tools/daemon_files.h"
+#include "fikitd/daemon_files.h"
 
 #include "conf/config.h"
 

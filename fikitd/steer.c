@@ -1,8 +1,8 @@
-#include "tools/fikitd/steer.h"
+#include "fikitd/steer.h"
 
 #include "core/log.h"
 #include "core/proto.h"
-#include "tools/fikitd/device.h"
+#include "fikitd/device.h"
 
 /* Every task's knobs from the controllers' steps, where the task and the
  * scheduler read them. */

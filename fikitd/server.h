@@ -6,13 +6,12 @@
 
 #include "conf/config.h"
 #include "core/proto.h"
-#include "tools/fikitd/device.h"
+#include "fikitd/device.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#define FIKITD_MAX_DEVICES 16
 #define FIKITD_MAX_CONNS 1024
 #define FIKITD_MAX_REGS 8
 
@@ -100,13 +99,8 @@ struct fikitd {
     struct fikitd_conn conns[FIKITD_MAX_CONNS];
 };
 
-/* What `fikit status` shows of one device: its record and its tasks' (the
- * status request and the metrics both take this copy). Returns the tasks. */
-int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_msg_status_device *md,
-                         struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS]);
-
 /* Creates the socket directory and binds the socket. Errors name the path. */
-/* fikitd's state-directory files: tools/daemon_files.h. */
+/* fikitd's state-directory files: fikitd/daemon_files.h. */
 
 int fikitd_listen(struct fikitd *d);
 /* Raises the descriptor limit to its hard limit, sizes the connections

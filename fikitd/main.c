@@ -3,8 +3,8 @@
 #include "conf/config.h"
 #include "core/clock.h"
 #include "core/log.h"
-#include "tools/fikitd/server.h"
-#include "tools/daemon_files.h"
+#include "fikitd/server.h"
+#include "fikitd/daemon_files.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,13 +1,14 @@
 /* See metrics.h. Names follow Prometheus's conventions: the fikit_ prefix,
  * counters end in _total, durations are in seconds. docs/cluster.md lists
  * every metric. */
-#include "tools/fikitd/metrics.h"
+#include "fikitd/metrics.h"
 
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/sketch.h"
-#include "tools/fikitd/attest.h"
-#include "tools/fikitd/server.h"
+#include "fikitd/attest.h"
+#include "conf/config.h"
+#include "fikitd/device.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@ static struct {
     int timer_fd;
     char path[4096];
     char tmp[4096 + 32];
+    char source[4096]; /* the configuration file, for fikit_daemon_info */
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -123,13 +125,12 @@ struct snap {
         }                                                                                          \
     } while (0)
 
-static char *format(struct fikitd *dd, size_t *len)
+static char *format(struct fikitd_device *const *devs, int n, size_t *len)
 {
     static struct snap s[FIKITD_MAX_DEVICES]; /* the control plane is one thread */
-    int n = dd->ndevices;
     uint64_t now = fikit_now_ns();
     for (int i = 0; i < n; i++) {
-        struct fikitd_device *dev = dd->devices[i];
+        struct fikitd_device *dev = devs[i];
         s[i].nt = fikitd_status_device(dev, now, &s[i].md, s[i].tasks);
         pthread_mutex_lock(&dev->lock);
         hist_of(&dev->pickup, &s[i].pickup);
@@ -142,7 +143,7 @@ static char *format(struct fikitd *dd, size_t *len)
         return NULL;
     head(f, "fikit_daemon_info", "gauge", "fikitd's version and configuration (always 1).");
     fprintf(f, "fikit_daemon_info{version=\"%s\",config=\"", FIKIT_VERSION);
-    label(f, dd->cfg.source[0] ? dd->cfg.source : "(built-in defaults)");
+    label(f, m.source);
     fprintf(f, "\"} 1\n");
     head(f, "fikit_daemon_start_time_seconds", "gauge", "When fikitd started, in seconds since the epoch.");
     fprintf(f, "fikit_daemon_start_time_seconds %.3f\n", m.start_time);
@@ -172,18 +173,9 @@ static char *format(struct fikitd *dd, size_t *len)
          "above paused), overdue (held max_wait_ms), other.");
     for (int i = 0; i < n; i++) {
         const struct fikit_msg_status_device *d = &s[i].md;
-        fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"free\"} %llu\n", d->index,
-                (unsigned long long)d->grants_free);
-        fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"fit\"} %llu\n", d->index,
-                (unsigned long long)d->grants_fit);
-        fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"starved\"} %llu\n", d->index,
-                (unsigned long long)d->grants_starved);
-        fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"pause\"} %llu\n", d->index,
-                (unsigned long long)d->grants_pause);
-        fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"overdue\"} %llu\n", d->index,
-                (unsigned long long)d->grants_overdue);
-        fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"other\"} %llu\n", d->index,
-                (unsigned long long)d->grants_other);
+        for (int k = 0; k < FIKIT_GRANT_COUNTS; k++)
+            fprintf(f, "fikit_device_grants_total{device=\"%u\",kind=\"%s\"} %llu\n", d->index,
+                    fikit_grant_count_name((enum fikit_grant_count)k), (unsigned long long)d->grants[k]);
     }
     PER_DEVICE("fikit_device_nudges_total", "counter", "Held threads woken ahead of a decision.", "%llu",
                (unsigned long long)d->nudges);
@@ -318,7 +310,7 @@ static void *writer(void *arg)
     return NULL;
 }
 
-void fikitd_metrics_tick(struct fikitd *d)
+void fikitd_metrics_tick(struct fikitd_device *const *devs, int ndevs)
 {
     uint64_t expirations;
     if (m.timer_fd >= 0) {
@@ -328,7 +320,7 @@ void fikitd_metrics_tick(struct fikitd *d)
     if (!m.on)
         return;
     size_t len = 0;
-    char *buf = format(d, &len);
+    char *buf = format(devs, ndevs, &len);
     if (!buf)
         return;
     pthread_mutex_lock(&m.lock);
@@ -339,11 +331,12 @@ void fikitd_metrics_tick(struct fikitd *d)
     pthread_mutex_unlock(&m.lock);
 }
 
-int fikitd_metrics_start(struct fikitd *d)
+int fikitd_metrics_start(const struct fikit_config *cfg, struct fikitd_device *const *devs, int ndevs)
 {
-    if (!d->cfg.metrics_file[0])
+    if (!cfg->metrics_file[0])
         return -1;
-    snprintf(m.path, sizeof m.path, "%s", d->cfg.metrics_file);
+    snprintf(m.path, sizeof m.path, "%s", cfg->metrics_file);
+    snprintf(m.source, sizeof m.source, "%s", cfg->source[0] ? cfg->source : "(built-in defaults)");
     /* Beside the target, so the rename is atomic; a name node-exporter
      * skips (it reads only *.prom). */
     snprintf(m.tmp, sizeof m.tmp, "%s.%d.tmp", m.path, (int)getpid());
@@ -353,7 +346,7 @@ int fikitd_metrics_start(struct fikitd *d)
     m.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (m.timer_fd < 0)
         return -errno;
-    uint64_t ns = d->cfg.metrics_interval_ns;
+    uint64_t ns = cfg->metrics_interval_ns;
     struct itimerspec its = {.it_interval = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)},
                              .it_value = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)}};
     timerfd_settime(m.timer_fd, 0, &its, NULL);
@@ -365,7 +358,7 @@ int fikitd_metrics_start(struct fikitd *d)
     }
     m.on = true;
     fikit_info("metrics: writing %s every %llu ms", m.path, (unsigned long long)(ns / 1000000));
-    fikitd_metrics_tick(d);
+    fikitd_metrics_tick(devs, ndevs);
     return m.timer_fd;
 }
 

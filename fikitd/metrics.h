@@ -8,14 +8,15 @@
 #ifndef FIKITD_METRICS_H
 #define FIKITD_METRICS_H
 
-struct fikitd;
+struct fikit_config;
+struct fikitd_device;
 
-/* Starts the writer thread and a timer and writes the first snapshot.
- * Returns the timer's descriptor (for epoll), -1 when metrics are off, or
- * -errno. */
-int fikitd_metrics_start(struct fikitd *d);
-/* The timer fired: a new snapshot for the writer. */
-void fikitd_metrics_tick(struct fikitd *d);
+/* Starts the writer thread and a timer for cfg's metrics_file and writes the
+ * first snapshot of the devices. Returns the timer's descriptor (for
+ * epoll), -1 when metrics are off, or -errno. */
+int fikitd_metrics_start(const struct fikit_config *cfg, struct fikitd_device *const *devs, int ndevs);
+/* The timer fired: a new snapshot of the devices for the writer. */
+void fikitd_metrics_tick(struct fikitd_device *const *devs, int ndevs);
 /* Stops the writer and removes the file (a fikitd that is gone has no
  * metrics; a stale file would say otherwise). */
 void fikitd_metrics_stop(void);

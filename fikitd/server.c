@@ -1,7 +1,7 @@
-#include "tools/fikitd/server.h"
-#include "tools/daemon_files.h"
-#include "tools/fikitd/attest.h"
-#include "tools/fikitd/metrics.h"
+#include "fikitd/server.h"
+#include "fikitd/daemon_files.h"
+#include "fikitd/attest.h"
+#include "fikitd/metrics.h"
 
 #include "core/calibration.h"
 #include "core/clock.h"
@@ -673,76 +673,6 @@ static void handle_attest(struct fikitd_conn *c, const struct fikit_msg_attest *
     conn_send(c, FIKIT_MSG_OK, NULL, 0, -1);
 }
 
-int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_msg_status_device *md,
-                         struct fikit_msg_status_task tasks[FIKIT_SHM_SLOTS])
-{
-    memset(md, 0, sizeof *md);
-    md->index = (uint32_t)dev->index;
-    int nt = 0;
-    pthread_mutex_lock(&dev->lock);
-    fikitd_device_sync_records(dev, now);
-    struct fikit_sched_status ss;
-    fikit_sched_status(&dev->sched, now, &ss);
-    md->top_level = ss.top_level;
-    md->policy = ss.policy;
-    md->substrate_cost_ns = ss.substrate_cost_ns;
-    md->safety_margin_ns = ss.safety_margin_ns;
-    md->held_now = ss.held_now;
-    md->grants_free = dev->grants_free;
-    md->grants_fit = dev->grants_fit;
-    md->grants_starved = dev->grants_starved;
-    md->grants_pause = dev->grants_pause;
-    md->grants_overdue = dev->grants_overdue;
-    md->grants_other = dev->grants_other;
-    md->nudges = dev->nudges;
-    md->pickups = dev->pickup.count;
-    md->pickup_p50_ns = fikit_stat_quantile(&dev->pickup, 0.5);
-    md->pickup_p99_ns = fikit_stat_quantile(&dev->pickup, 0.99);
-    md->pickup_max_ns = dev->pickup.count ? dev->pickup.max : 0;
-    md->passes = dev->pass.count;
-    md->pass_p50_ns = fikit_stat_quantile(&dev->pass, 0.5);
-    md->pass_p99_ns = fikit_stat_quantile(&dev->pass, 0.99);
-    md->pass_max_ns = dev->pass.count ? dev->pass.max : 0;
-    md->trace_on = atomic_load(&dev->shm->hdr->trace_on);
-    md->trace_lost = dev->trace_lost;
-    snprintf(md->key, sizeof md->key, "%s", dev->key);
-    snprintf(md->model, sizeof md->model, "%s", dev->model);
-    for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
-        if (!dev->slots[s].used)
-            continue;
-        const struct fikit_shm_slot *sl = dev->shm->slots[s];
-        const struct fikitd_slot_info *info = &dev->slots[s];
-        struct fikit_sched_task_status ts;
-        fikit_sched_task_status(&dev->sched, (uint32_t)s, now, &ts);
-        struct fikit_msg_status_task *mt = &tasks[nt++];
-        memset(mt, 0, sizeof *mt);
-        mt->device_index = (uint32_t)dev->index;
-        mt->slot = (uint32_t)s;
-        mt->pid = (int32_t)info->pid;
-        mt->level = info->level;
-        mt->requested_level = info->requested_level;
-        mt->uid = info->uid;
-        mt->active = ts.active;
-        mt->launches = ts.launches;
-        mt->holds = atomic_load(&sl->holds);
-        mt->grants = atomic_load(&sl->grants);
-        mt->fills = atomic_load(&sl->fills);
-        mt->paces = atomic_load(&sl->paces);
-        if (atomic_load(&sl->slowdown_ns) + FIKIT_SLOWDOWN_FRESH_NS > now)
-            mt->slowdown_ppm = atomic_load(&sl->slowdown_ppm);
-        mt->held_now = ts.held_now;
-        mt->held_longest_ns = ts.held_longest_ns;
-        mt->held_longest_dur_ns = ts.held_longest_dur_ns;
-        mt->beside = info->beside;
-        mt->idle_after_ns = ts.idle_after_ns;
-        fikitd_steer_status(dev, s, mt);
-        snprintf(mt->name, sizeof mt->name, "%s", info->name);
-    }
-    md->ntasks = (uint32_t)nt;
-    pthread_mutex_unlock(&dev->lock);
-    return nt;
-}
-
 static void handle_status(struct fikitd *d, struct fikitd_conn *c)
 {
     uint64_t now = fikit_now_ns();
@@ -941,7 +871,7 @@ int fikitd_run(struct fikitd *d)
     epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev);
     ev.data.u64 = TAG_SIGNAL;
     epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->signal_fd, &ev);
-    int metrics_fd = fikitd_metrics_start(d);
+    int metrics_fd = fikitd_metrics_start(&d->cfg, d->devices, d->ndevices);
     if (metrics_fd >= 0) {
         ev.data.u64 = TAG_METRICS;
         epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, metrics_fd, &ev);
@@ -964,7 +894,7 @@ int fikitd_run(struct fikitd *d)
             if (tag == TAG_LISTEN) {
                 accept_conns(d);
             } else if (tag == TAG_METRICS) {
-                fikitd_metrics_tick(d);
+                fikitd_metrics_tick(d->devices, d->ndevices);
             } else if (tag == TAG_SIGNAL) {
                 struct signalfd_siginfo si;
                 while (read(d->signal_fd, &si, sizeof si) == sizeof si) {
