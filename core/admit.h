@@ -11,7 +11,7 @@
 
 #include "core/budget.h"
 #include "core/gap.h"
-#include "core/sched.h"
+#include "core/policy.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,24 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const policy_names[] = {"fill", "strict", "passthrough"};
-
-const char *fikit_policy_name(enum fikit_policy p)
-{
-    return (unsigned)p < 3 ? policy_names[p] : "?";
-}
-
-int fikit_policy_parse(const char *name, enum fikit_policy *out)
-{
-    for (int i = 0; i < 3; i++) {
-        if (strcmp(name, policy_names[i]) == 0) {
-            *out = (enum fikit_policy)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
-}
-
 const char *fikit_grant_reason_name(enum fikit_grant_reason r)
 {
     static const char *const names[] = {"free", "fit", "passthrough", "release", "starved", "pause",
@@ -216,22 +198,6 @@ int fikit_sched_note_record(struct fikit_sched *s, uint32_t id, uint64_t now,
     return 0;
 }
 
-uint64_t fikit_idle_threshold(bool learned, uint64_t idle_after_ns, uint64_t learned_ns)
-{
-    if (!learned)
-        return idle_after_ns;
-    uint64_t twice = learned_ns > UINT64_MAX / 2 ? UINT64_MAX : 2 * learned_ns;
-    return twice > idle_after_ns ? twice : idle_after_ns;
-}
-
-uint64_t fikit_pause_threshold(bool on, const struct fikit_gap_pred *gap)
-{
-    if (!on || !gap || !fikit_gap_pred_known(gap))
-        return UINT64_MAX;
-    uint64_t p99 = gap->q_ns[FIKIT_GAP_POINTS - 1];
-    return p99 > FIKIT_PAUSE_FLOOR_NS ? p99 : FIKIT_PAUSE_FLOOR_NS;
-}
-
 static uint64_t idle_threshold(const struct fikit_sched *s, const struct fikit_task_state *t)
 {
     return fikit_idle_threshold(fikit_params_idle_learned(&s->p), fikit_params_idle_after(&s->p), t->idle_after_ns);
@@ -246,13 +212,6 @@ static uint64_t work_end(const struct fikit_task_state *t)
 static uint64_t idle_deadline(const struct fikit_sched *s, const struct fikit_task_state *t)
 {
     return work_end(t) + idle_threshold(s, t);
-}
-
-bool fikit_task_is_active(uint64_t launches, uint64_t last_ns, uint64_t busy_until_ns,
-                          uint64_t idle_after_ns, uint64_t now)
-{
-    uint64_t end = busy_until_ns > last_ns ? busy_until_ns : last_ns;
-    return launches != 0 && now < end + idle_after_ns;
 }
 
 bool fikit_sched_task_active(const struct fikit_sched *s, const struct fikit_task_state *t,
@@ -367,35 +326,6 @@ static void emit(struct fikit_sched *s, size_t i, enum fikit_grant_reason why, u
 
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-uint64_t fikit_task_room(const struct fikit_gap_pred *gap, uint64_t busy_until_ns, uint64_t now,
-                         double confidence)
-{
-    if (now < busy_until_ns)
-        return 0;
-    return fikit_gap_remaining(gap, now - busy_until_ns, confidence);
-}
-
-void fikit_fill_rooms_init(struct fikit_fill_rooms *r, uint64_t max_queued_ns)
-{
-    *r = (struct fikit_fill_rooms){.room = UINT64_MAX, .sure = UINT64_MAX, .starving = UINT64_MAX,
-                                   .max_queued_ns = max_queued_ns};
-}
-
-void fikit_fill_rooms_add(struct fikit_fill_rooms *r, const struct fikit_gap_pred *gap,
-                          uint64_t busy_until_ns, uint64_t now, double confidence)
-{
-    r->room = min64(r->room, fikit_task_room(gap, busy_until_ns, now, confidence));
-    r->sure = min64(r->sure, fikit_task_room(gap, busy_until_ns, now, FIKIT_SURE_CONFIDENCE));
-    r->starving = min64(r->starving, fikit_task_room(gap, busy_until_ns, now,
-                                                     FIKIT_SCHED_STARVING_CONFIDENCE));
-}
-
-void fikit_fill_rooms_done(struct fikit_fill_rooms *r)
-{
-    if (r->room == UINT64_MAX)
-        r->room = r->sure = r->starving = 0;
-}
-
 /* The predicted rooms left in the gap that the top level is in; with
  * several tasks on the top level, the gap is the one they all share. *wake
  * is lowered to when the answer changes by itself (a busy task's work ends,
@@ -496,132 +426,172 @@ static uint64_t fit_len(const struct fikit_sched *s, size_t i, const struct fill
     return w->end_starving > w->start + w->overhead ? w->end_starving - w->start - w->overhead : 0;
 }
 
-size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_grant *out,
-                          size_t max, uint64_t *wake_ns)
-{
-    size_t n = 0;
-    bool busy;
-    *wake_ns = UINT64_MAX;
-    s->watch_launches = false;
-    if (s->p.policy == FIKIT_POLICY_PASSTHROUGH) {
-        while (s->nreq && n < max)
-            emit(s, 0, FIKIT_GRANT_PASSTHROUGH, now, 0, &out[n++]);
-        return n;
-    }
+/* One decision in the making: the grants written so far and what it found. */
+struct decision {
+    uint64_t now;
+    struct fikit_grant *out;
+    size_t n, max;
+    uint64_t wake;            /* when to decide again without a new event */
+    int top;                  /* the top active level */
+    bool busy;                /* the top level's work is in flight */
+    struct fikit_fill_rooms rooms;
+    uint64_t reserved_until;  /* lower work granted ahead ends */
+};
 
-    /* Levels at or above the top active level run freely, and so does a
-     * short kernel at or above the top level that has not paused. A
-     * request is only ever held because a strictly higher level is
-     * active. */
-    int top = fikit_sched_top_level(s, now);
-    int top_unpaused = top_level(s, now, true);
-    for (size_t i = 0; i < s->nreq && n < max;) {
+static bool full(const struct decision *d) { return d->n == d->max; }
+
+static void grant(struct fikit_sched *s, struct decision *d, size_t i, enum fikit_grant_reason why,
+                  uint64_t room)
+{
+    emit(s, i, why, d->now, room, &d->out[d->n++]);
+}
+
+/* Phase 1. Levels at or above the top active level run freely, and so does
+ * a short kernel at or above the top level that has not paused. A request
+ * is only ever held because a strictly higher level is active. */
+static void grant_free_and_paused(struct fikit_sched *s, struct decision *d)
+{
+    d->top = fikit_sched_top_level(s, d->now);
+    int top_unpaused = top_level(s, d->now, true);
+    for (size_t i = 0; i < s->nreq && !full(d);) {
         const struct fikit_request *r = &s->req[i];
-        if (r->level <= top)
-            emit(s, i, FIKIT_GRANT_FREE, now, 0, &out[n++]);
-        else if (r->level <= top_unpaused && fikit_fits_pause(r->dur_ns) &&
-                 is_stream_head(s, i))
-            emit(s, i, FIKIT_GRANT_PAUSE, now, 0, &out[n++]);
+        if (r->level <= d->top)
+            grant(s, d, i, FIKIT_GRANT_FREE, 0);
+        else if (r->level <= top_unpaused && fikit_fits_pause(r->dur_ns) && is_stream_head(s, i))
+            grant(s, d, i, FIKIT_GRANT_PAUSE, 0);
         else
             i++;
     }
-    if (s->nreq == 0 || n == max)
-        return n;
+}
 
-    struct fikit_fill_rooms rooms;
-    top_level_room(s, top, now, wake_ns, &busy, &rooms);
-    uint64_t reserved_until = fikit_sched_reserved_until(s, now);
-    if (n < max && reserved_until <= now) {
-        /* A stream head held max_wait goes at the start of the next gap
-         * of the levels above, one at a time: a kernel longer than every
-         * gap must not wait for as long as they stay active. */
-        size_t i = overdue(s, now, busy);
+/* Phase 2. A stream head held max_wait goes at the start of the next gap
+ * of the levels above, one at a time: a kernel longer than every gap must
+ * not wait for as long as they stay active. Then when the held ones next
+ * fall due. */
+static void grant_overdue(struct fikit_sched *s, struct decision *d)
+{
+    d->reserved_until = fikit_sched_reserved_until(s, d->now);
+    if (!full(d) && d->reserved_until <= d->now) {
+        size_t i = overdue(s, d->now, d->busy);
         if (i != SIZE_MAX) {
             uint32_t grantee = s->req[i].task_id;
             uint64_t dur = s->req[i].dur_ns;
-            emit(s, i, FIKIT_GRANT_OVERDUE, now, 0, &out[n++]);
-            reserved_until = now + (dur ? dur : 1);
-            reserve(s, grantee, reserved_until);
+            grant(s, d, i, FIKIT_GRANT_OVERDUE, 0);
+            d->reserved_until = d->now + (dur ? dur : 1);
+            reserve(s, grantee, d->reserved_until);
         }
     }
     for (size_t i = 0; s->p.max_wait_ns && i < s->nreq; i++) {
-        uint64_t held = now > s->req[i].posted_ns ? now - s->req[i].posted_ns : 0;
+        uint64_t held = d->now > s->req[i].posted_ns ? d->now - s->req[i].posted_ns : 0;
         if (held < s->p.max_wait_ns) {
-            *wake_ns = min64(*wake_ns, s->req[i].posted_ns + s->p.max_wait_ns);
+            d->wake = min64(d->wake, s->req[i].posted_ns + s->p.max_wait_ns);
             continue;
         }
         /* Overdue, behind lower work in flight (the one before it) or the
          * level above's kernel (top_level_room's wake): look again when
          * that ends, and at twice max_wait at the latest. */
-        if (reserved_until > now)
-            *wake_ns = min64(*wake_ns, reserved_until);
+        if (d->reserved_until > d->now)
+            d->wake = min64(d->wake, d->reserved_until);
         if (held < 2 * s->p.max_wait_ns)
-            *wake_ns = min64(*wake_ns, s->req[i].posted_ns + 2 * s->p.max_wait_ns);
+            d->wake = min64(d->wake, s->req[i].posted_ns + 2 * s->p.max_wait_ns);
     }
-    if (s->p.policy == FIKIT_POLICY_STRICT || n == max)
-        return n; /* strict: only idleness matters: wake at the earliest idle deadline */
+}
 
-    if (rooms.starving > 0) { /* the median room is never the smaller */
-        struct fill_window w = {.overhead = s->p.substrate_cost_ns + s->p.safety_margin_ns};
-        /* Lower work in flight ahead: the live grantees' and the clients' fills. */
-        window_at(&w, &rooms, now, reserved_until);
-        for (;;) {
-            /* BestPrioFit: the first level (highest priority) that has a
-             * fitting stream head; within it, the longest one, unless one
-             * that fitted was passed over too often: then the oldest such
-             * (req[] is in posting order, so the first found). */
-            size_t best = SIZE_MAX, passed = SIZE_MAX;
-            uint64_t best_len = 0;
-            bool best_starving = false;
-            int level = top + 1;
-            for (; level < FIKIT_LEVELS && best == SIZE_MAX; level++) {
-                for (size_t i = 0; i < s->nreq; i++) {
-                    bool st;
-                    uint64_t len = s->req[i].level == level ? fit_len(s, i, &w, now, &st) : 0;
-                    if (!len)
-                        continue;
-                    if (best == SIZE_MAX || len > best_len) {
-                        best = i;
-                        best_len = len;
-                        best_starving = st;
-                    }
-                    if (passed == SIZE_MAX && s->req[i].passed_over >= FIKIT_SCHED_MAX_PASSED_OVER)
-                        passed = i;
-                }
-            }
-            if (best == SIZE_MAX || n == max)
-                break;
-            if (passed != SIZE_MAX && passed != best) {
-                best = passed;
-                best_len = fit_len(s, best, &w, now, &best_starving);
-            }
+/* Phase 3, fill: BestPrioFit into the top level's gap, behind the lower
+ * work in flight ahead (the live grantees' and the clients' fills). */
+static void grant_fits(struct fikit_sched *s, struct decision *d)
+{
+    if (d->rooms.starving == 0) /* the median room is never the smaller */
+        return;
+    uint64_t now = d->now;
+    struct fill_window w = {.overhead = s->p.substrate_cost_ns + s->p.safety_margin_ns};
+    window_at(&w, &d->rooms, now, d->reserved_until);
+    for (;;) {
+        /* The first level (highest priority) that has a fitting stream
+         * head; within it, the longest one, unless one that fitted was
+         * passed over too often: then the oldest such (req[] is in posting
+         * order, so the first found). */
+        size_t best = SIZE_MAX, passed = SIZE_MAX;
+        uint64_t best_len = 0;
+        bool best_starving = false;
+        int level = d->top + 1;
+        for (; level < FIKIT_LEVELS && best == SIZE_MAX; level++) {
             for (size_t i = 0; i < s->nreq; i++) {
                 bool st;
-                if (i != best && s->req[i].level == level - 1 && fit_len(s, i, &w, now, &st))
-                    s->req[i].passed_over++;
+                uint64_t len = s->req[i].level == level ? fit_len(s, i, &w, now, &st) : 0;
+                if (!len)
+                    continue;
+                if (best == SIZE_MAX || len > best_len) {
+                    best = i;
+                    best_len = len;
+                    best_starving = st;
+                }
+                if (passed == SIZE_MAX && s->req[i].passed_over >= FIKIT_SCHED_MAX_PASSED_OVER)
+                    passed = i;
             }
-            uint32_t grantee = s->req[best].task_id;
-            uint64_t end = best_starving ? w.end_starving : w.end;
-            emit(s, best, best_starving ? FIKIT_GRANT_STARVED : FIKIT_GRANT_FIT, now,
-                 end > w.start ? end - w.start : 0, &out[n++]);
-            window_at(&w, &rooms, now, w.start + best_len);
-            reserve(s, grantee, w.start);
-            reserved_until = w.start;
         }
+        if (best == SIZE_MAX || full(d))
+            break;
+        if (passed != SIZE_MAX && passed != best) {
+            best = passed;
+            best_len = fit_len(s, best, &w, now, &best_starving);
+        }
+        for (size_t i = 0; i < s->nreq; i++) {
+            bool st;
+            if (i != best && s->req[i].level == level - 1 && fit_len(s, i, &w, now, &st))
+                s->req[i].passed_over++;
+        }
+        uint32_t grantee = s->req[best].task_id;
+        uint64_t end = best_starving ? w.end_starving : w.end;
+        grant(s, d, best, best_starving ? FIKIT_GRANT_STARVED : FIKIT_GRANT_FIT,
+              end > w.start ? end - w.start : 0);
+        window_at(&w, &d->rooms, now, w.start + best_len);
+        reserve(s, grantee, w.start);
+        d->reserved_until = w.start;
     }
-    if (s->nreq) {
-        s->watch_launches = !busy;
-        /* Room grows when granted work ends, and the remaining-gap estimate
-         * moves as the gap ages: look again; and when a held launch starts
-         * to starve. */
-        if (reserved_until > now)
-            *wake_ns = min64(*wake_ns, reserved_until);
-        *wake_ns = min64(*wake_ns, now + s->p.recheck_ns);
-        for (size_t i = 0; s->p.starve_after_ns && i < s->nreq; i++)
-            if (!starving(s, &s->req[i], now))
-                *wake_ns = min64(*wake_ns, s->req[i].posted_ns + s->p.starve_after_ns);
+}
+
+/* Phase 4, with launches still held: room grows when granted work ends,
+ * and the remaining-gap estimate moves as the gap ages: look again; and
+ * when a held launch starts to starve. */
+static void wake_for_held(struct fikit_sched *s, struct decision *d)
+{
+    if (!s->nreq)
+        return;
+    s->watch_launches = !d->busy;
+    if (d->reserved_until > d->now)
+        d->wake = min64(d->wake, d->reserved_until);
+    d->wake = min64(d->wake, d->now + s->p.recheck_ns);
+    for (size_t i = 0; s->p.starve_after_ns && i < s->nreq; i++)
+        if (!starving(s, &s->req[i], d->now))
+            d->wake = min64(d->wake, s->req[i].posted_ns + s->p.starve_after_ns);
+}
+
+size_t fikit_sched_decide(struct fikit_sched *s, uint64_t now, struct fikit_grant *out,
+                          size_t max, uint64_t *wake_ns)
+{
+    struct decision d = {.now = now, .out = out, .max = max, .wake = UINT64_MAX};
+    s->watch_launches = false;
+    if (s->p.policy == FIKIT_POLICY_PASSTHROUGH) {
+        while (s->nreq && !full(&d))
+            grant(s, &d, 0, FIKIT_GRANT_PASSTHROUGH, 0);
+        *wake_ns = d.wake;
+        return d.n;
     }
-    return n;
+    grant_free_and_paused(s, &d);
+    if (s->nreq == 0 || full(&d)) {
+        *wake_ns = d.wake;
+        return d.n;
+    }
+    top_level_room(s, d.top, now, &d.wake, &d.busy, &d.rooms);
+    grant_overdue(s, &d);
+    /* strict: only idleness matters: wake at the earliest idle deadline */
+    if (s->p.policy != FIKIT_POLICY_STRICT && !full(&d)) {
+        grant_fits(s, &d);
+        wake_for_held(s, &d);
+    }
+    *wake_ns = d.wake;
+    return d.n;
 }
 
 size_t fikit_sched_release_all(struct fikit_sched *s, uint64_t now, struct fikit_grant *out,

@@ -450,23 +450,11 @@ void fikit_shm_fill_unlock(struct fikit_shm *shm, uint64_t granted_until)
     atomic_store(&shm->com->fill_until_ns, held + 2);
 }
 
-uint64_t fikit_shm_fill_take(struct fikit_shm *shm, uint64_t now,
-                             const struct fikit_fill_rooms *rooms, uint64_t overhead_ns,
-                             uint64_t dur_ns)
+bool fikit_shm_fill_commit(struct fikit_shm *shm, uint64_t seen, uint64_t until)
 {
-    struct fikit_shm_header *hdr = shm->hdr;
-    uint64_t old = atomic_load(&shm->com->fill_until_ns);
-    for (;;) {
-        if (old & FIKIT_FILL_LOCK)
-            return 0;
-        uint64_t until;
-        uint64_t room = fikit_fill_place(now, rooms, overhead_ns, dur_ns, old,
-                                         atomic_load(&hdr->granted_until_ns), &until);
-        if (!room)
-            return 0;
-        if (atomic_compare_exchange_weak(&shm->com->fill_until_ns, &old, until))
-            return room;
-    }
+    if (seen & FIKIT_FILL_LOCK)
+        return false; /* fikitd was deciding: fikit_admit does not fill then */
+    return atomic_compare_exchange_strong(&shm->com->fill_until_ns, &seen, until);
 }
 
 /* The record and the seqlock number it was written under. */

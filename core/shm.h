@@ -435,13 +435,13 @@ void fikit_shm_decide(struct fikit_shm *shm, struct fikit_sched *s, uint64_t now
                       void (*apply)(void *user, const struct fikit_grant *g, size_t n), void *user,
                       uint64_t *wake_ns);
 
-/* A client: puts dur_ns of work into the gap described by rooms, after the
- * fill already there (or now) and the overhead, if it fits and fikitd is
- * not deciding. Returns the room it found (end - start), 0 if it did not
- * take it. */
-uint64_t fikit_shm_fill_take(struct fikit_shm *shm, uint64_t now,
-                             const struct fikit_fill_rooms *rooms, uint64_t overhead_ns,
-                             uint64_t dur_ns);
+/* A client (and fikit sim's): takes the room that fikit_admit placed its
+ * fill in (FIKIT_ADMIT_FILL: fikit_fill_place from the view's
+ * fill_until_ns, seen) by moving the fill word from seen to until. False
+ * when anyone moved it since the view was taken (another client's fill,
+ * fikitd's lock or its unlock): then the launch looks again. The one way a
+ * gap is taken. */
+bool fikit_shm_fill_commit(struct fikit_shm *shm, uint64_t seen, uint64_t until);
 
 /* A short pause inside a spin loop. */
 static inline void fikit_cpu_relax(void)

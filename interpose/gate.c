@@ -371,10 +371,9 @@ static uint64_t admit(struct fikit_registration *r, const struct fikit_backend_o
             *sm_pct = a.sm_pct;
             return now;
         case FIKIT_ADMIT_FILL: {
-            /* Taken by compare-and-swap: another client or fikitd may have
-             * moved the fills since the snapshot; then look again. */
-            uint64_t seen = v.fill_until_ns;
-            if (!atomic_compare_exchange_strong(&r->shm->com->fill_until_ns, &seen, a.fill_until_ns))
+            /* Another client or fikitd may have moved the fills since the
+             * snapshot; then look again. */
+            if (!fikit_shm_fill_commit(r->shm, v.fill_until_ns, a.fill_until_ns))
                 break;
             atomic_fetch_add_explicit(&r->slot->fills, 1, memory_order_relaxed);
             trace(r, FIKIT_TRACE_FILL, key, a.room_ns, dur);

@@ -333,8 +333,9 @@ static void issue_launch(struct sim *m, size_t i, uint64_t now)
         launch_now(m, i, now, dur, a.sm_pct);
         return;
     case FIKIT_ADMIT_FILL:
-        /* One thread at a time here: the compare-and-swap always succeeds. */
-        atomic_store(&m->shm->com->fill_until_ns, a.fill_until_ns);
+        /* As gate.c takes it; one thread at a time here, so it succeeds. */
+        if (!fikit_shm_fill_commit(m->shm, v.fill_until_ns, a.fill_until_ns))
+            abort();
         m->r->task[i].fills++;
         trace_event(m, "filled a gap", "fill", 2 * (uint32_t)i + 1, now, 0, false);
         launch_now(m, i, now, dur, a.sm_pct);

@@ -1,8 +1,9 @@
 /* The shared segment's lock-free pieces that clients and fikitd meet on:
- * the gap-fill mark (fikit_shm_fill_take against fikitd's lock) and the
+ * the gap-fill mark (fikit_shm_fill_commit against fikitd's lock) and the
  * trace rings (ordering, loss, the bell that asks fikitd to drain). The
  * segment here is ordinary memory of the real layout; no daemon runs. */
 #include "conf/config.h"
+#include "core/admit.h"
 #include "core/sched.h"
 #include "core/shm.h"
 
@@ -32,19 +33,47 @@ static struct fikit_fill_rooms rooms(void)
 
 TestSuite(shm, .init = setup, .fini = teardown);
 
+/* A launch's fill as interpose/gate.c and fikit sim make it: the fill word
+ * its view saw, where fikit_admit places the work (fikit_fill_place, with
+ * no fill while fikitd holds the word), then fikit_shm_fill_commit. The
+ * room it took, 0 if none. */
+static uint64_t fill_take(uint64_t now, const struct fikit_fill_rooms *r, uint64_t overhead, uint64_t dur)
+{
+    uint64_t seen = atomic_load(&seg->com->fill_until_ns), until;
+    if (seen & FIKIT_FILL_LOCK)
+        return 0;
+    uint64_t room = fikit_fill_place(now, r, overhead, dur, seen, atomic_load(&seg->hdr->granted_until_ns), &until);
+    return room && fikit_shm_fill_commit(seg, seen, until) ? room : 0;
+}
+
+Test(shm, a_fill_from_a_stale_view_is_not_taken)
+{
+    uint64_t now = 1000 * US;
+    uint64_t seen = atomic_load(&seg->com->fill_until_ns);
+    cr_assert(fikit_shm_fill_commit(seg, seen, now + 40 * US), "nobody moved it: taken");
+    cr_assert_not(fikit_shm_fill_commit(seg, seen, now + 20 * US), "another fill moved it since the view");
+    cr_assert_eq(atomic_load(&seg->com->fill_until_ns), now + 40 * US, "the first fill stands");
+    uint64_t before = atomic_load(&seg->com->fill_until_ns);
+    fikit_shm_fill_lock(seg, now);
+    cr_assert_not(fikit_shm_fill_commit(seg, atomic_load(&seg->com->fill_until_ns), now + 60 * US),
+                  "fikitd is deciding");
+    fikit_shm_fill_unlock(seg, now);
+    cr_assert_not(fikit_shm_fill_commit(seg, before, now + 60 * US), "a view from before fikitd's decision");
+}
+
 Test(shm, fill_takes_room_behind_the_work_already_in_flight)
 {
     struct fikit_fill_rooms r = rooms();
     uint64_t now = 1000 * US;
-    cr_assert_eq(fikit_shm_fill_take(seg, now, &r, 10 * US, 50 * US), 100 * US,
+    cr_assert_eq(fill_take(now, &r, 10 * US, 50 * US), 100 * US,
                  "nothing in flight: the whole room");
     uint64_t mark = atomic_load(&seg->com->fill_until_ns);
     cr_assert(mark >= now + 50 * US && mark <= now + 50 * US + 1 && !(mark & 1),
               "the mark is the fill's predicted end, kept even (the low bit is fikitd's lock)");
-    cr_assert_eq(fikit_shm_fill_take(seg, now, &r, 10 * US, 5 * US), 0,
+    cr_assert_eq(fill_take(now, &r, 10 * US, 5 * US), 0,
                  "50 us in flight, more than max_queued: only the sure 10 us, less the overhead");
     uint64_t later = now + 25 * US; /* 25 us left in flight */
-    uint64_t found = fikit_shm_fill_take(seg, later, &r, 10 * US, 40 * US);
+    uint64_t found = fill_take(later, &r, 10 * US, 40 * US);
     cr_assert(found >= 74 * US && found <= 75 * US,
               "within the bound again: the room after the queued work (%llu ns)",
               (unsigned long long)found);
@@ -57,9 +86,9 @@ Test(shm, fill_waits_behind_granted_work)
     r.max_queued_ns = 0;
     uint64_t now = 1000 * US;
     atomic_store(&seg->hdr->granted_until_ns, now + 60 * US);
-    cr_assert_eq(fikit_shm_fill_take(seg, now, &r, 10 * US, 40 * US), 0,
+    cr_assert_eq(fill_take(now, &r, 10 * US, 40 * US), 0,
                  "fikitd's grant takes 60 us of the 100: 10 + 40 do not fit in 40");
-    cr_assert_eq(fikit_shm_fill_take(seg, now, &r, 10 * US, 30 * US), 40 * US);
+    cr_assert_eq(fill_take(now, &r, 10 * US, 30 * US), 40 * US);
     cr_assert_geq(atomic_load(&seg->com->fill_until_ns), now + 90 * US);
 }
 
@@ -67,20 +96,20 @@ Test(shm, no_fill_while_fikitd_decides)
 {
     struct fikit_fill_rooms r = rooms();
     uint64_t now = 1000 * US;
-    cr_assert_neq(fikit_shm_fill_take(seg, now, &r, 0, 20 * US), 0);
+    cr_assert_neq(fill_take(now, &r, 0, 20 * US), 0);
     uint64_t before = atomic_load(&seg->com->fill_until_ns);
     cr_assert_eq(fikit_shm_fill_lock(seg, now), before, "fikitd sees what clients filled");
-    cr_assert_eq(fikit_shm_fill_take(seg, now + 30 * US, &r, 0, 5 * US), 0,
+    cr_assert_eq(fill_take(now + 30 * US, &r, 0, 5 * US), 0,
                  "locked: the client holds instead");
     fikit_shm_fill_unlock(seg, now + 80 * US);
     cr_assert_eq(atomic_load(&seg->hdr->granted_until_ns), now + 80 * US);
     cr_assert_eq(atomic_load(&seg->com->fill_until_ns), before + 2,
                  "given back moved on, so a compare-and-swap from before the lock fails");
-    cr_assert_eq(fikit_shm_fill_take(seg, now + 30 * US, &r, 0, 5 * US), 0,
+    cr_assert_eq(fill_take(now + 30 * US, &r, 0, 5 * US), 0,
                  "50 us of fikitd's grant ahead, more than max_queued: only the sure room");
-    cr_assert_eq(fikit_shm_fill_take(seg, now + 55 * US, &r, 0, 80 * US), 0,
+    cr_assert_eq(fill_take(now + 55 * US, &r, 0, 80 * US), 0,
                  "75 us of room behind fikitd's grant");
-    cr_assert_eq(fikit_shm_fill_take(seg, now + 55 * US, &r, 0, 60 * US), 75 * US);
+    cr_assert_eq(fill_take(now + 55 * US, &r, 0, 60 * US), 75 * US);
 }
 
 Test(shm, a_burst_is_quiet_while_nothing_below_it_has_work)
