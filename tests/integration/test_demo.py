@@ -43,5 +43,22 @@ try:
                        f"({checked} launches between service launches, {mid} in short gaps, all fits)")
     names = {e["name"] for e in ev if e.get("cat") == "launch"}
     check({"layer0", "layer1", "rounds"} <= names, f"kernels are named in the trace: {sorted(names)}")
+    # The picture of the table, where matplotlib is installed (else the demo says so).
+    try:
+        import matplotlib  # noqa: F401
+        have_mpl = True
+    except ImportError:
+        have_mpl = False
+    png = os.path.join(out, "result.png")
+    if have_mpl:
+        with open(png, "rb") as f:
+            check(f.read(8) == b"\x89PNG\r\n\x1a\n", "the demo drew its picture (result.png)")
+        again = os.path.join(out, "again.png")
+        r = subprocess.run([os.path.join(SOURCE, "demo", "run-demo"), "--plot", os.path.join(out, "results.json"),
+                            again], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        check(r.returncode == 0 and os.path.getsize(again) > 10000, "--plot draws it again from results.json")
+    else:
+        check(not os.path.exists(png) and "no picture: matplotlib is not installed" in r.stdout,
+              "no matplotlib: no picture, and the demo says how to get one")
 finally:
     shutil.rmtree(out, ignore_errors=True)
