@@ -73,6 +73,8 @@ package: deps
 	cmake -S . -B $(BUILD_PKG) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DFIKIT_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BUILD_PKG) -j $(JOBS)
 	cd $(BUILD_PKG) && cpack -G DEB
+	@if command -v rpmbuild >/dev/null; then cd $(BUILD_PKG) && cpack -G RPM; \
+	else echo "make package: no rpmbuild (apt-get install rpm): the .rpm is left out"; fi
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ) $(BUILD_PKG)
