@@ -1,5 +1,6 @@
 #include "conf/config.h"
 
+#include "core/clock.h"
 #include "core/shm.h"
 
 #include <ctype.h>
@@ -87,8 +88,8 @@ uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s)
 #define UINT(lo, hi, unit) .type = FIKIT_CONF_UINT, .min = (lo), .max = (hi), .scale = (unit)
 #define DOUBLE(lo, hi) .type = FIKIT_CONF_DOUBLE, .dmin = (lo), .dmax = (hi)
 #define COUNT 1
-#define US 1000ull
-#define MS 1000000ull
+#define US FIKIT_NS_PER_US
+#define MS FIKIT_NS_PER_MS
 #define LEVEL UINT(0, FIKIT_LEVELS - 1, COUNT)
 
 const char *const fikit_conf_sections[] = {"fikit", "scheduler", "daemon", "client", "task.NAME", "limits"};

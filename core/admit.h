@@ -9,6 +9,7 @@
 #ifndef FIKIT_CORE_ADMIT_H
 #define FIKIT_CORE_ADMIT_H
 
+#include "core/clock.h"
 #include "core/budget.h"
 #include "core/gap.h"
 #include "core/policy.h"
@@ -86,11 +87,11 @@ struct fikit_admit {
 /* A slot's slowdown measured longer ago than this (its task went quiet or
  * stopped sampling) is neither acted on (fikit_admit) nor shown (fikit
  * status). */
-#define FIKIT_SLOWDOWN_FRESH_NS 1000000000ull
+#define FIKIT_SLOWDOWN_FRESH_NS FIKIT_NS_PER_S
 
 /* How long a share = beside task beside a level running too slow waits
  * before it looks again (for room, or for the slowdown to fall back). */
-#define FIKIT_BESIDE_RECHECK_NS (500 * 1000ull)
+#define FIKIT_BESIDE_RECHECK_NS (500 * FIKIT_NS_PER_US)
 
 /* Whether no level above level has a task (level_mask: the segment's).
  * Then a launch goes at once, whatever else the segment says: the

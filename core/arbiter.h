@@ -5,6 +5,8 @@
 #ifndef FIKIT_CORE_ARBITER_H
 #define FIKIT_CORE_ARBITER_H
 
+#include "core/clock.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,7 +28,7 @@ uint64_t fikit_spin_auto_ns(long online_cpus, bool device_on_host);
 
 /* While tracing, the arbiter drains the clients' trace rings at least this
  * often. */
-#define FIKIT_ARBITER_TRACE_DRAIN_NS (10ull * 1000 * 1000)
+#define FIKIT_ARBITER_TRACE_DRAIN_NS (10 * FIKIT_NS_PER_MS)
 
 enum fikit_arbiter_wait {
     FIKIT_ARBITER_AGAIN = 0, /* pass again at once */
@@ -52,7 +54,7 @@ void fikit_arbiter_plan(uint64_t now, uint64_t wake_ns, bool queued, bool watch,
 
 /* fikitd nudges a sleeping held thread only if it would wake by itself more
  * than this after it should start spinning for the next decision. */
-#define FIKIT_NUDGE_SLACK_NS (5 * 1000ull)
+#define FIKIT_NUDGE_SLACK_NS (5 * FIKIT_NS_PER_US)
 
 /* Whether a held thread that sleeps until sleep_until_ns must be woken now
  * to be spinning spin_ns before the decision at decision_ns. */

@@ -1,5 +1,6 @@
 #include "core/budget.h"
 
+#include "core/clock.h"
 #include "core/measure.h"
 
 #include <math.h>
@@ -35,7 +36,7 @@ void fikit_budget_step_knobs(int step, uint64_t max_queued_ns, uint32_t sm_pct, 
     int k = step - FIKIT_BUDGET_GAPS_TOP - 1;
     uint32_t cap = sm_pct && sm_pct < 100 ? sm_pct : 100;
     out->mode = FIKIT_LOWER_BESIDE;
-    out->inflight_ns = (uint64_t)beside_us[k] * 1000ull;
+    out->inflight_ns = beside_us[k] * FIKIT_NS_PER_US;
     out->sm_pct = cap * beside_sm_eighths[k] / 8;
     if (!out->sm_pct)
         out->sm_pct = 1;

@@ -22,6 +22,8 @@
 #ifndef FIKIT_CORE_BUDGET_H
 #define FIKIT_CORE_BUDGET_H
 
+#include "core/clock.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,7 +105,7 @@ static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_B
 #define FIKIT_BUDGET_BACKOFF_MAX 6
 /* The least settling time after a change: the old step's queue bound, but
  * at least this (WAIT and the sure-room step bound no queue). */
-#define FIKIT_BUDGET_SETTLE_MIN_NS 1000000ull
+#define FIKIT_BUDGET_SETTLE_MIN_NS FIKIT_NS_PER_MS
 
 /* What a task's bursts took alone, by size: the p99 of the bursts of each
  * launch count (a request of one kind launches the same kernels), the

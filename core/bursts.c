@@ -1,5 +1,7 @@
 #include "core/bursts.h"
 
+#include "core/clock.h"
+
 #include <string.h>
 
 bool fikit_bursts_put(struct fikit_bursts *b, const struct fikit_burst *x)
@@ -23,7 +25,7 @@ void fikit_bursts_put_ref(struct fikit_bursts *b, const struct fikit_budget_ref 
 static bool valid(const struct fikit_burst *x, uint64_t now)
 {
     return x->launches && x->start_ns && x->start_ns < x->end_ns && x->end_ns - x->start_ns <= FIKIT_BURST_MAX_NS &&
-           x->end_ns <= now + 1000000000ull;
+           x->end_ns <= now + FIKIT_NS_PER_S;
 }
 
 unsigned fikit_bursts_take(struct fikit_bursts *b, uint64_t *tail, uint64_t now, struct fikit_burst *out,

@@ -7,6 +7,7 @@
 #ifndef FIKIT_CORE_BURSTS_H
 #define FIKIT_CORE_BURSTS_H
 
+#include "core/clock.h"
 #include "core/budget.h"
 
 #include <stdatomic.h>
@@ -23,7 +24,7 @@
  * (interpose/burst.h); no launch for this long after it, and the task is
  * between bursts (core/admit.c). */
 #define FIKIT_BURST_JOIN_NS (200ull * 1000)
-#define FIKIT_BURST_MAX_NS (60ull * 1000 * 1000 * 1000)
+#define FIKIT_BURST_MAX_NS (60 * FIKIT_NS_PER_S)
 
 struct fikit_burst {
     uint64_t start_ns; /* the first launch after a wait */

@@ -6,6 +6,7 @@
 #ifndef FIKIT_CORE_POLICY_H
 #define FIKIT_CORE_POLICY_H
 
+#include "core/clock.h"
 #include "core/gap.h"
 
 #include <stdbool.h>
@@ -53,7 +54,7 @@ struct fikit_sched_params {
 
 /* A learned idle threshold is never below this (20 ms): a task that pauses
  * between requests must not turn idle in a gap that is only long for it. */
-#define FIKIT_IDLE_FLOOR_NS (20ull * 1000 * 1000)
+#define FIKIT_IDLE_FLOOR_NS (20 * FIKIT_NS_PER_MS)
 
 /* Whether the idle threshold is learned (idle_after_us = auto), and its
  * floor then, or the configured threshold. */
@@ -92,11 +93,11 @@ uint64_t fikit_idle_threshold(bool learned, uint64_t idle_after_ns, uint64_t lea
  * requests (resnet50: 18-28 us at the median), and short enough that a
  * bursty service's pauses reach lower tasks within about a millisecond
  * (docs/DESIGN.md "The policy"). */
-#define FIKIT_PAUSE_FLOOR_NS (1000 * 1000ull)
+#define FIKIT_PAUSE_FLOOR_NS (1 * FIKIT_NS_PER_MS)
 /* The longest kernel a pause lets in: the time slice after which the
  * driver's time-slicing preempts a kernel anyway (about 2 ms, docs/sim.md),
  * and longer than every resnet50 training kernel (30 us to 1.2 ms). */
-#define FIKIT_PAUSE_KERNEL_NS (2000 * 1000ull)
+#define FIKIT_PAUSE_KERNEL_NS (2 * FIKIT_NS_PER_MS)
 
 /* When a task's current gap counts as a pause (see above): its p99, never
  * less than FIKIT_PAUSE_FLOOR_NS; UINT64_MAX (never) when its gap is not

@@ -1,5 +1,7 @@
 #include "core/sched.h"
 
+#include "core/clock.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -167,14 +169,14 @@ void fikit_sched_note_launch(struct fikit_sched *s, uint32_t id, uint64_t now,
 bool fikit_launch_record_plausible(const struct fikit_launch_record *r, uint64_t prev_launches,
                                    uint64_t now)
 {
-    const uint64_t hour = 3600ull * 1000 * 1000 * 1000;
+    const uint64_t hour = 3600 * FIKIT_NS_PER_S;
     /* One less: the task took back a launch the runtime refused
      * (fikit_shm_withdraw_own), published before the call. */
     if (r->launches + 1 < prev_launches)
         return false;
     if (r->launches == 0)
         return true;
-    if (r->last_launch_ns > now + 1000ull * 1000 * 1000 || r->busy_until_ns > now + hour || r->idle_after_ns > hour)
+    if (r->last_launch_ns > now + FIKIT_NS_PER_S || r->busy_until_ns > now + hour || r->idle_after_ns > hour)
         return false;
     for (int i = 1; i < FIKIT_GAP_POINTS; i++)
         if (r->gap.q_ns[i] < r->gap.q_ns[i - 1])

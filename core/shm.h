@@ -1,6 +1,10 @@
-/* Owns: the layout of the shared memory of one device, its creation
- * (fikitd) and mapping and validation (clients), and the seqlock through
- * which a client publishes its launches without a system call.
+/* Owns: the layout of the shared memory of one device and the functions
+ * that meet on it, one file a job: its creation (fikitd), mapping and
+ * validation (clients) in shm.c; the seqlock through which a client
+ * publishes its launches without a system call, and fikitd's reading of
+ * them, in shm_publish.c; the held launches' waiter handshake in
+ * shm_waiter.c; the trace ring in shm_trace.c; the parameters, the view a
+ * launch admits itself by, the knobs and the fill word in shm_policy.c.
  *
  * A device's shared memory is several memfds, so that what others read is
  * written only by whoever it describes (docs/DESIGN.md "The segment"):
@@ -20,6 +24,7 @@
 #ifndef FIKIT_CORE_SHM_H
 #define FIKIT_CORE_SHM_H
 
+#include "core/clock.h"
 #include "core/admit.h"
 #include "core/arbiter.h"
 #include "core/bursts.h"
@@ -319,7 +324,7 @@ static inline void fikit_shm_note_level_busy(struct fikit_shm_commons *com, int 
  * another process's pays the switch back (121-130 us on an H100), and in
  * fikit sim the CUDA C service's bursts that began right after a long job
  * kernel ended read 1.53x their reference without it. */
-#define FIKIT_QUIET_MARGIN_NS (1000ull * 1000)
+#define FIKIT_QUIET_MARGIN_NS (1 * FIKIT_NS_PER_MS)
 static inline bool fikit_shm_quiet_since(const struct fikit_shm_commons *com, int level, uint64_t start_ns)
 {
     uint64_t since = start_ns > FIKIT_QUIET_MARGIN_NS ? start_ns - FIKIT_QUIET_MARGIN_NS : 0;
@@ -332,7 +337,7 @@ static inline bool fikit_shm_quiet_since(const struct fikit_shm_commons *com, in
 /* How often a task whose launches nobody reads still publishes one, so
  * that fikit status and a lower task that registers later see it at most
  * this late. */
-#define FIKIT_SHM_UNWATCHED_PUBLISH_NS (1000 * 1000ull)
+#define FIKIT_SHM_UNWATCHED_PUBLISH_NS (1 * FIKIT_NS_PER_MS)
 static inline uint64_t fikit_shm_own_published(const struct fikit_shm_own *own)
 {
     return __atomic_load_n(&own->published_ns, __ATOMIC_RELAXED);
@@ -365,12 +370,12 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
 /* How long a launch just held waits, spinning, for fikitd's first decision
  * about it (spin_us > 0): the arbiter is rung by the post and answers within
  * one wake-up, which is the moment most grants come. */
-#define FIKIT_DECISION_SPIN_NS (500 * 1000ull)
+#define FIKIT_DECISION_SPIN_NS (500 * FIKIT_NS_PER_US)
 /* How long a held launch waits for fikitd to take it into its queue (it
  * does in its next pass: 1.7 ms at p99 with 512 threads holding on 2
  * cores) before it goes unscheduled: fikitd's queue full, fikitd stopped
  * (SIGSTOP), or the waiter written by another program. */
-#define FIKIT_PICKUP_WAIT_NS (2000 * 1000 * 1000ull)
+#define FIKIT_PICKUP_WAIT_NS (2 * FIKIT_NS_PER_S)
 
 /* The waiter handshake, both halves (a held launch and fikitd). A waiter
  * goes FREE -> CLAIMED -> POSTED (the client) -> QUEUED -> GRANTED (fikitd)
@@ -416,7 +421,7 @@ void fikit_shm_fill_unlock(struct fikit_shm *shm, uint64_t granted_until);
 /* The furthest ahead of now that fikitd takes the clients' fill word to
  * reach: every client of a device writes it, so a value further out (no
  * fill of a gap reaches it) is read as this far. */
-#define FIKIT_FILL_AHEAD_MAX_NS (100ull * 1000 * 1000)
+#define FIKIT_FILL_AHEAD_MAX_NS (100 * FIKIT_NS_PER_MS)
 /* fikitd: takes the newest launch record of the task in slot (scheduler
  * task id) into the scheduler, if one was published since *seen (the
  * seqlock number of the last taken, 0 at first); *seen follows it. 0 (taken or nothing new), -EINVAL (implausible: ignored,

@@ -212,7 +212,7 @@ static void nudge_sleepers(struct fikitd_device *dev, uint64_t decision_ns)
 /* A launch held warn_held_ns is logged, once a minute per task at most: a
  * kernel predicted longer than every gap of the levels above waits for as
  * long as they stay active, and nothing else would tell its user why. */
-#define HELD_WARN_EVERY_NS (60ull * 1000 * 1000 * 1000)
+#define HELD_WARN_EVERY_NS (60 * FIKIT_NS_PER_S)
 
 static void warn_long_holds(struct fikitd_device *dev, uint64_t now)
 {

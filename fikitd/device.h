@@ -4,6 +4,7 @@
 #ifndef FIKITD_DEVICE_H
 #define FIKITD_DEVICE_H
 
+#include "core/clock.h"
 #include "core/proto.h"
 #include "core/sched.h"
 #include "core/stat.h"
@@ -79,7 +80,7 @@ struct fikitd_device {
 };
 
 /* The longest the arbiter sleeps while idle. */
-#define FIKITD_IDLE_WAKE_NS (100ull * 1000 * 1000)
+#define FIKITD_IDLE_WAKE_NS (100 * FIKIT_NS_PER_MS)
 
 /* Creates the segment and starts the arbiter. */
 int fikitd_device_open(struct fikitd_device **out, int index, const char *key, const char *model,

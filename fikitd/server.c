@@ -276,7 +276,7 @@ int fikitd_limits_init(struct fikitd *d)
 static bool drop_one_at_emfile(struct fikitd *d)
 {
     uint64_t now = fikit_now_ns();
-    if (now - d->emfile_warned_ns > 10ull * 1000 * 1000 * 1000) {
+    if (now - d->emfile_warned_ns > 10 * FIKIT_NS_PER_S) {
         d->emfile_warned_ns = now;
         fikit_warn("out of descriptors (%s): refusing new connections until some close",
                    strerror(errno));
@@ -334,7 +334,7 @@ static void accept_conns(struct fikitd *d)
             }
         if (id < 0) {
             uint64_t now = fikit_now_ns();
-            if (now - d->refuse_warned_ns > 10ull * 1000 * 1000 * 1000) {
+            if (now - d->refuse_warned_ns > 10 * FIKIT_NS_PER_S) {
                 d->refuse_warned_ns = now;
                 fikit_warn("refusing pid %d (uid %u): %s", (int)cred.pid, (unsigned)cred.uid,
                            why[0] ? why : "no connection free");

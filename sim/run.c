@@ -1,5 +1,6 @@
 #include "sim/run.h"
 
+#include "core/clock.h"
 #include "core/admit.h"
 #include "core/budget.h"
 #include "core/predict.h"
@@ -14,9 +15,9 @@
 enum { EV_STEP = 1, EV_ARRIVAL, EV_PASS, EV_GRANT, EV_WINDOW, EV_END };
 
 /* Virtual time starts here, not at 0: 0 means "never" in fikit's records. */
-#define T0 1000000000ull
+#define T0 FIKIT_NS_PER_S
 /* The shortest time between two passes of fikitd's arbiter. */
-#define PASS_NS 1000ull
+#define PASS_NS FIKIT_NS_PER_US
 
 struct inflight {
     uint64_t key, prev;

@@ -1,6 +1,7 @@
 /* fikit sim: what fikit's policy does to a service and a training job on a
  * modelled GPU, in seconds and the same every time (sim/, docs/sim.md). */
 #include "conf/config.h"
+#include "core/clock.h"
 #include "sim/experiment.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -393,7 +394,7 @@ int fikit_cmd_sim(int argc, char **argv)
                 fclose(json);
             return 1;
         }
-        x.trace_ns = trace_ms * 1000000ull;
+        x.trace_ns = trace_ms * FIKIT_NS_PER_MS;
         fprintf(x.trace, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
     }
     if (json)

@@ -1,5 +1,6 @@
 /* fikit stop: stop the fikitd that fikit.ini's state directory names. */
 #include "conf/config.h"
+#include "core/clock.h"
 #include "core/proto.h"
 #include "tools/commands.h"
 #include "fikitd/daemon_files.h"
@@ -91,7 +92,7 @@ int fikit_cmd_stop(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9 > timeout)
             break;
-        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+        nanosleep(&(struct timespec){0, (long)(20 * FIKIT_NS_PER_MS)}, NULL);
     }
     fprintf(stderr, "fikit stop: fikitd (pid %d) is still running after %g s (kill -KILL %d ends it at once)\n",
             pid, timeout, pid);

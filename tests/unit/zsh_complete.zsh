@@ -16,8 +16,10 @@ zpty -w -n z "$2"$'\t'
 # typed so that only its output matches.
 zpty -w -n z $'\C-u'
 zpty -w z 'print "<e""nd>"'
-while zpty -r z line; do
-  [[ $line == *'<end>'* ]] && break
+# Everything up to the marker's output at once: a line read alone may come
+# back in pieces on a busy machine.
+zpty -r z out '*<end>*'
+for line in ${(f)out}; do
   [[ $line == *'<hit>'* ]] && print -r -- ${${line##*<hit>}%$'\r'}
 done
 zpty -d z
