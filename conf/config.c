@@ -111,6 +111,7 @@ const struct fikit_conf_key fikit_conf_keys[] = {
     {"scheduler", "gap_confidence", DOUBLE(0.0, 0.5), .def = "0.3", CFG(sched.gap_confidence)},
     {"scheduler", "idle_after_us", UINT(1, 60000000, US), .words = {{"auto", 0}}, .def = "auto",
      CFG(sched.idle_after_ns)},
+    {"scheduler", "idle_floor_us", UINT(1, 60000000, US), .def = "20000", CFG(sched.idle_floor_ns)},
     {"scheduler", "pauses", ENUM(off_on_name, 2), .def = "on", CFG(sched.pauses)},
     {"scheduler", "recheck_us", UINT(10, 1000000, US), .def = "1000", CFG(sched.recheck_ns)},
     {"scheduler", "starve_after_us", UINT(0, 60000000, US), .def = "2000", CFG(sched.starve_after_ns)},
@@ -476,7 +477,6 @@ set:
 void fikit_config_defaults(struct fikit_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->sched.idle_floor_ns = FIKIT_IDLE_FLOOR_NS; /* a constant, not a key */
     struct fikit_err err;
     struct parse_ctx x = {.path = "(built-in defaults)", .c = c, .err = &err};
     for (size_t i = 0; i < fikit_conf_nkeys; i++) {

@@ -35,7 +35,7 @@ struct fikit_sched_params {
     double gap_confidence;       /* quantile of the remaining gap relied on */
     uint64_t idle_after_ns;      /* the idle threshold; 0 (idle_after_us = auto): learned
                                   * from each task's longest gap, at least idle_floor_ns */
-    uint64_t idle_floor_ns;      /* a learned threshold's floor (no key: FIKIT_IDLE_FLOOR_NS) */
+    uint64_t idle_floor_ns;      /* a learned threshold's floor */
     bool pauses;                 /* when learned: short kernels go in a pause */
     uint64_t recheck_ns;         /* re-evaluation period of a gap that fits nothing */
     uint64_t starve_after_ns;    /* held this long: fitted at the median; 0: never */
@@ -51,10 +51,6 @@ struct fikit_sched_params {
 
 /* The confidence a starving stream head is fitted at: the median. */
 #define FIKIT_SCHED_STARVING_CONFIDENCE 0.5
-
-/* A learned idle threshold is never below this (20 ms): a task that pauses
- * between requests must not turn idle in a gap that is only long for it. */
-#define FIKIT_IDLE_FLOOR_NS (20 * FIKIT_NS_PER_MS)
 
 /* Whether the idle threshold is learned (idle_after_us = auto), and its
  * floor then, or the configured threshold. */

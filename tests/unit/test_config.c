@@ -142,7 +142,7 @@ Test(config, unknown_key)
 {
     expect_error("[scheduler]\npolicy = fill\npolcy = strict\n",
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
-                 "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, pauses, recheck_us, "
+                 "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, idle_floor_us, pauses, recheck_us, "
                  "starve_after_us, max_queued_us, max_wait_ms, mps_lower_share, mps_lower_thread_percentage, mps_lower_cap, "
                  "beside_max_slowdown, latency_budget, poll_us, spin_us)");
 }
@@ -716,7 +716,7 @@ Test(config, table_defaults)
     cr_expect_eq(c.sched.safety_margin_ns, 20000);
     cr_expect_eq(c.sched.gap_confidence, 0.3);
     cr_expect_eq(c.sched.idle_after_ns, 0, "auto: learned");
-    cr_expect_eq(c.sched.idle_floor_ns, FIKIT_IDLE_FLOOR_NS);
+    cr_expect_eq(c.sched.idle_floor_ns, 20000000, "a learned idle threshold is at least 20 ms");
     cr_expect(c.sched.pauses);
     cr_expect_eq(c.sched.recheck_ns, 1000000);
     cr_expect_eq(c.sched.max_wait_ns, 1000000000ull);
@@ -783,7 +783,7 @@ Test(config, policy_keys_reach_the_scheduler)
                       k->key, val, k->def);
         bound++;
     }
-    cr_expect_geq(bound, 10, "the policy's keys are bound to c->sched (%d are)", bound);
+    cr_expect_geq(bound, 11, "the policy's keys are bound to c->sched (%d are)", bound);
 }
 
 /* Every row is well formed: a default the row itself accepts, bounds in
