@@ -445,8 +445,13 @@ void fikit_shm_decide(struct fikit_shm *shm, struct fikit_sched *s, uint64_t now
  * fill_until_ns, seen) by moving the fill word from seen to until. False
  * when anyone moved it since the view was taken (another client's fill,
  * fikitd's lock or its unlock): then the launch looks again. The one way a
- * gap is taken. */
-bool fikit_shm_fill_commit(struct fikit_shm *shm, uint64_t seen, uint64_t until);
+ * gap is taken. Inline: it is the launch path's, one compare-and-swap. */
+static inline bool fikit_shm_fill_commit(struct fikit_shm *shm, uint64_t seen, uint64_t until)
+{
+    if (seen & FIKIT_FILL_LOCK)
+        return false; /* fikitd was deciding: fikit_admit does not fill then */
+    return atomic_compare_exchange_strong(&shm->com->fill_until_ns, &seen, until);
+}
 
 /* A short pause inside a spin loop. */
 static inline void fikit_cpu_relax(void)

@@ -127,13 +127,6 @@ void fikit_shm_fill_unlock(struct fikit_shm *shm, uint64_t granted_until)
     atomic_store(&shm->com->fill_until_ns, held + 2);
 }
 
-bool fikit_shm_fill_commit(struct fikit_shm *shm, uint64_t seen, uint64_t until)
-{
-    if (seen & FIKIT_FILL_LOCK)
-        return false; /* fikitd was deciding: fikit_admit does not fill then */
-    return atomic_compare_exchange_strong(&shm->com->fill_until_ns, &seen, until);
-}
-
 void fikit_shm_decide(struct fikit_shm *shm, struct fikit_sched *s, uint64_t now,
                       void (*apply)(void *user, const struct fikit_grant *g, size_t n), void *user,
                       uint64_t *wake_ns)
