@@ -20,15 +20,21 @@ for tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps"):
         print(f"skip: {tool} is not installed (cmake, dpkg-dev)")
         sys.exit(SKIP)
 
-tmp = tempfile.mkdtemp(prefix="fikit-package-")
-try:
-    r = subprocess.run(["cpack", "-G", "DEB", "-B", tmp, "-D", "CPACK_PACKAGING_INSTALL_PREFIX=/usr",
+
+def make_package(generator, suffix):
+    """cpack's package of this build tree for /usr, in tmp: its path."""
+    r = subprocess.run(["cpack", "-G", generator, "-B", tmp, "-D", "CPACK_PACKAGING_INSTALL_PREFIX=/usr",
                         "--config", os.path.join(BUILD, "CPackConfig.cmake")],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=BUILD)
     print(r.stdout[-2000:], flush=True)
-    debs = [f for f in os.listdir(tmp) if f.endswith(".deb")]
-    check(r.returncode == 0 and len(debs) == 1, f"cpack made one .deb: {debs}")
-    deb = os.path.join(tmp, debs[0])
+    made = [f for f in os.listdir(tmp) if f.endswith(suffix)]
+    check(r.returncode == 0 and len(made) == 1, f"cpack made one {suffix}: {made}")
+    return os.path.join(tmp, made[0])
+
+
+tmp = tempfile.mkdtemp(prefix="fikit-package-")
+try:
+    deb = make_package("DEB", ".deb")
     info = subprocess.run(["dpkg-deb", "--info", deb], stdout=subprocess.PIPE, text=True, check=True).stdout
     check(re.search(r"^ Package: fikit$", info, re.M) and "postinst" in info,
           "the package is fikit, with a postinst")
@@ -62,13 +68,7 @@ try:
     if not all(shutil.which(t) for t in ("rpmbuild", "rpm", "rpm2cpio", "cpio")):
         print("skip: the .rpm: rpmbuild, rpm2cpio or cpio is not installed (scripts/install-deps installs them)")
         sys.exit(0)
-    r = subprocess.run(["cpack", "-G", "RPM", "-B", tmp, "-D", "CPACK_PACKAGING_INSTALL_PREFIX=/usr",
-                        "--config", os.path.join(BUILD, "CPackConfig.cmake")],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=BUILD)
-    print(r.stdout[-1500:], flush=True)
-    rpms = [f for f in os.listdir(tmp) if f.endswith(".rpm")]
-    check(r.returncode == 0 and len(rpms) == 1, f"cpack made one .rpm: {rpms}")
-    rpm = os.path.join(tmp, rpms[0])
+    rpm = make_package("RPM", ".rpm")
     q = lambda *a: subprocess.run(["rpm", "-qp", *a, rpm], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                   text=True, check=True).stdout
     check(q("--qf", "%{NAME}").strip() == "fikit" and "groupadd --system fikit" in q("--scripts"),
