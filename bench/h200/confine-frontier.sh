@@ -6,10 +6,7 @@
 #      launches) at latency_budget 1.10 (the default), 1.25 and none (FRONTIER_LIMIT, 260 s);
 #   2. bench/h200/long_kernels.py, two rounds (LONG_LIMIT, 200 s).
 #   bash bench/h200/confine-frontier.sh [BUILD]   BUILD: the carried build (default build)
-set -u
-case ${1:-} in -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 B="fikit beside, mps, lp capped 50%"
 timeout "${FRONTIER_LIMIT:-260}" python3 bench/evaluate --build "$BUILD_DIR" --workloads cuda --load 0.5 \

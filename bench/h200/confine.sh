@@ -12,10 +12,7 @@
 #   bash bench/h200/confine.sh [BUILD]      BUILD: the carried build (default build)
 # Build there: fikitd fikit fikit-launch fikit_interpose, the conformance cases (conf_*),
 # fikit-bench-cuda-launch-cost, fikit-demo-service-cuda, fikit-demo-batch-cuda.
-set -u
-case ${1:-} in -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "== conformance"
 timeout "${CONF_LIMIT:-200}" python3 tests/conformance/cuda/run-suite --build "$BUILD_DIR" \

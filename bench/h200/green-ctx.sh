@@ -5,10 +5,7 @@
 # the SMs costs against the whole device. One call of about a minute.
 #   bash bench/h200/green-ctx.sh [BUILD]      BUILD: the carried build (default build)
 # Build it here: cmake --build BUILD --target fikit-bench-green-ctx
-set -u
-case ${1:-} in -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 PROBE="$BUILD_DIR/bench/fikit-bench-green-ctx"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"

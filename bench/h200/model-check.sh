@@ -14,10 +14,7 @@
 # MODEL_CHECK_REPEAT (default 2): passes of the modes, each after a run alone.
 # MODEL_CHECK_MODES: evaluate's modes (default: fill on both substrates and the
 # policy the model proposes for MPS, the job beside the service capped at 70 %).
-set -u
-case ${1:-} in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 PAIR=${MODEL_CHECK_PAIR:-resnet50}
 SECS=${MODEL_CHECK_SECONDS:-9}
 REPEAT=${MODEL_CHECK_REPEAT:-2}

@@ -5,10 +5,7 @@
 # interleaved with bert alone, three passes (bench/evaluate --repeat 3), the beside mode
 # without a budget as then (MPSCOST_LIMIT, 280 s).
 #   bash bench/h200/mps-cost.sh [BUILD]      BUILD: the carried build (default build)
-set -u
-case ${1:-} in -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 timeout "${MPSCOST_LIMIT:-280}" python3 bench/evaluate --build "$BUILD_DIR" --workloads bert --load 0.5 \
     --seconds 4 --repeat 3 --beside-caps 30 --variant nobudget:latency_budget=0 \

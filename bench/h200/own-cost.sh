@@ -16,10 +16,7 @@
 # OWN_COST_SERVICE=resnet50|bert: bench/torch_workloads.py's service instead,
 # OWN_COST_SECONDS (6) a run, Poisson only. OWN_COST_CONFIGS: which configurations
 # (default all five: "plain hooks fikit nosample traced").
-set -u
-case ${1:-} in -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 B=$(realpath "$BUILD_DIR")
 ROUNDS=${OWN_COST_ROUNDS:-6} N=${OWN_COST_REQUESTS:-1200} RATE=${OWN_COST_RATE:-258}
 SERVICE=${OWN_COST_SERVICE:-cuda} SECS=${OWN_COST_SECONDS:-6}

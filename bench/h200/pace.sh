@@ -12,10 +12,7 @@
 #      with no budget (TORCH_LIMIT, 280 s).
 # Each evaluation prints fikitd's last budget line of each fikit run (step, cuts, pace).
 #   bash bench/h200/pace.sh [BUILD]      BUILD: the carried build (default build)
-set -u
-case ${1:-} in -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 F="fikit fill, time-slicing"
 pair() {   # pair WORKLOAD REPEAT LIMIT MODES

@@ -12,10 +12,7 @@
 # The service holds fikit.ini's default latency_budget (1.10) in every fikit mode, so the
 # confined job's share moves at run time; the thread cap is fixed at start.
 #   bash bench/h200/shares.sh [BUILD]      BUILD: the carried build (default build)
-set -u
-case ${1:-} in -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "== one conformance case"
 timeout "${SUITE_LIMIT:-40}" python3 tests/conformance/cuda/run-suite --build "$BUILD_DIR" \

@@ -19,10 +19,7 @@
 # standing in for the CUDA C pair; the PyTorch workloads run only where torch imports.
 # SIM_TRACES_ONLY="NAME ...": record and convert only these workloads.
 # Expects libinih in .carry/lib, as the other scripts here (env.sh).
-set -u
-case ${1:-} in -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-BUILD_DIR=${1:-build}
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/env.sh" "$@"   # --help, BUILD_DIR
 B=$(realpath "$BUILD_DIR")
 BACKEND=${SIM_TRACES_BACKEND:-cuda}
 SECS=${SIM_TRACES_SECONDS:-4}
