@@ -3,7 +3,6 @@
 #include "core/admit.h"
 #include "core/kernel_id.h"
 #include "core/measure.h"
-#include "core/shm.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -91,7 +90,6 @@ struct rtask {
     uint64_t launches;   /* as the client publishes it */
     uint64_t paced_since; /* paced or looking again since then; 0: not */
     uint64_t held_at;     /* when its held launch was posted */
-    uint64_t seen;        /* the seqlock number of its record fikitd last took */
     struct fikit_measure_store store;
     uint64_t *alone_end;  /* per launch, end time when alone */
 };
@@ -190,57 +188,54 @@ static uint64_t predicted_dur(const struct rtask *t, uint64_t key)
     return ks ? fikit_stat_quantile(&ks->duration, 0.9) : 0;
 }
 
-/* The launch is on the device: the client publishes its record into its
- * slot, and fikitd takes it into the scheduler (fikit_shm_take_record), as
- * in a program and in fikit sim. */
-static void note(struct fikit_shm *seg, struct fikit_sched *s, struct rtask *t, int ti, uint64_t key,
-                 uint64_t now)
+/* The launch is on the device: the client publishes its record, and
+ * fikitd takes it into the scheduler (fikit_sched_note_record), as in a
+ * program. */
+static void note(struct fikit_sched *s, struct rtask *t, int ti, uint64_t key, uint64_t now)
 {
-    struct fikit_gap_pred gap;
-    fikit_gap_pred_from_stat(&gap, NULL);
+    t->busy_until = fikit_busy_until(t->busy_until, now, predicted_dur(t, key));
+    struct fikit_launch_record r = {.launches = ++t->launches, .last_launch_ns = now,
+                                    .busy_until_ns = t->busy_until,
+                                    .idle_after_ns = fikit_measure_max_gap(&t->store)};
+    fikit_gap_pred_from_stat(&r.gap, NULL);
     const struct fikit_gap_stats *gs = fikit_measure_gap(&t->store, t->prev_key, key);
     if (gs)
-        fikit_gap_pred_from_stat(&gap, &gs->gap);
-    t->busy_until = fikit_shm_publish_launch(seg->slots[ti], now, predicted_dur(t, key), key, &gap,
-                                             fikit_measure_max_gap(&t->store));
-    t->launches++;
-    (void)fikit_shm_take_record(seg->slots[ti], s, (uint32_t)ti, now, &t->seen);
+        fikit_gap_pred_from_stat(&r.gap, &gs->gap);
+    (void)fikit_sched_note_record(s, (uint32_t)ti, now, &r);
     t->prev_key = key;
 }
 
-/* fikitd's grants, as its arbiter applies them: each held launch goes on
- * the device and its task issues on. */
-struct replay_run {
-    struct fikit_shm *seg;
-    struct fikit_sched *s;
-    struct rtask *tasks;
-    struct fikit_replay_launch *l;
-    struct device *dev;
-    FILE *log;
-    uint64_t now;
-};
-
-static double us(uint64_t ns);
-
-static void apply_grants(void *user, const struct fikit_grant *grants, size_t ng)
+/* What a client of priority level would read of its segment: the
+ * scheduler's own copy of the tasks' records stands in for the slots. */
+static void view_of(const struct fikit_sched *s, uint64_t fill_until, int level, uint64_t own_busy,
+                    struct fikit_view *v, struct fikit_admit_task *vt)
 {
-    struct replay_run *x = user;
-    uint64_t now = x->now;
-    for (size_t g = 0; g < ng; g++) {
-        struct rtask *T = &x->tasks[grants[g].task_id];
-        struct fikit_replay_launch *L = &x->l[T->idx[grants[g].ticket]];
-        submit(x->dev, L, (int)grants[g].task_id, now);
-        L->how = FIKIT_REPLAY_GRANTED;
-        L->reason = grants[g].reason;
-        note(x->seg, x->s, T, (int)grants[g].task_id, grants[g].key, now);
-        T->shift += now - T->held_at;
-        T->blocked = false;
-        T->next++;
-        if (x->log)
-            fprintf(x->log, "%12.1f %-10s %-16s grant %s (predicted %.1f us, room %.1f us, "
-                            "held %.1f us)\n",
-                    us(now), T->name, L->kernel, fikit_grant_reason_name(grants[g].reason),
-                    us(grants[g].dur_ns), us(grants[g].room_ns), us(now - L->issue_ns));
+    memset(v, 0, sizeof *v);
+    v->running = true;
+    v->policy = s->p.policy;
+    v->level = level;
+    v->idle_learned = fikit_params_idle_learned(&s->p);
+    v->pauses = s->p.pauses;
+    v->idle_after_ns = fikit_params_idle_after(&s->p);
+    v->gap_confidence = s->p.gap_confidence;
+    v->max_queued_ns = s->p.max_queued_ns;
+    v->fill_overhead_ns = s->p.substrate_cost_ns + s->p.safety_margin_ns;
+    v->queued = (uint32_t)s->nreq;
+    v->fill_until_ns = fill_until;
+    v->granted_until_ns = fikit_sched_granted_until(s);
+    v->own_busy_until_ns = own_busy;
+    v->tasks = vt;
+    for (size_t i = 0; i < FIKIT_MAX_TASKS; i++) {
+        const struct fikit_task_state *t = &s->tasks[i];
+        if (!t->used)
+            continue;
+        v->level_mask |= 1u << t->level;
+        if (t->level >= level)
+            continue;
+        vt[v->ntasks++] = (struct fikit_admit_task){.level = t->level, .launches = t->launches,
+                                                    .last_launch_ns = t->last_launch_ns,
+                                                    .busy_until_ns = t->busy_until_ns,
+                                                    .idle_after_ns = t->idle_after_ns, .gap = t->gap};
     }
 }
 
@@ -251,36 +246,19 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
 {
     struct rtask *tasks = calloc(FIKIT_MAX_TASKS, sizeof *tasks);
     struct fikit_sched *s = malloc(sizeof *s);
-    struct fikit_shm *seg = NULL;
     size_t nt = 0;
     int rc = 0;
-    if (!tasks || !s || fikit_shm_local(&seg) != 0) {
+    if (!tasks || !s) {
         rc = fikit_err_set(err, -ENOMEM, "out of memory");
         goto out;
     }
     if ((rc = build_tasks(l, n, tasks, &nt, err)))
         goto out;
-    if (nt > FIKIT_SHM_SLOTS) {
-        rc = fikit_err_set(err, -EINVAL, "%zu tasks: a device has %d slots", nt, FIKIT_SHM_SLOTS);
-        goto out;
-    }
-    /* The segment as fikitd publishes it, task t in slot t: the clients'
-     * view comes from it, as in a program and in fikit sim. */
     fikit_sched_init(s, p);
-    fikit_shm_set_params(seg->hdr, p, 0);
-    uint32_t levels = 0;
     for (size_t t = 0; t < nt; t++) {
         measure_alone(&tasks[t], l);
         fikit_sched_add_task(s, (uint32_t)t, 0, tasks[t].name, tasks[t].priority);
-        struct fikit_shm_owner *o = &seg->hdr->owner[t];
-        o->level = tasks[t].priority;
-        o->pid = (int32_t)t + 1;
-        atomic_store(&o->state, FIKIT_SLOT_ACTIVE);
-        levels |= 1u << tasks[t].priority;
     }
-    atomic_store(&seg->hdr->level_mask, levels);
-    atomic_store(&seg->hdr->slot_mask, nt == 64 ? UINT64_MAX : (1ull << nt) - 1);
-    atomic_store(&seg->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
     if (log)
         fprintf(log, "# policy %s, substrate cost %.1f us, safety margin %.1f us, gap confidence %.2f\n"
                      "# decisions: TIME_US TASK KERNEL run|hold|grant [reason, predicted duration, room]\n",
@@ -288,8 +266,8 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
                 p->gap_confidence);
 
     struct device dev = {.free_at = 0, .last_task = -1, .switch_cost = p->substrate_cost_ns};
-    uint64_t now = 0, wake = UINT64_MAX;
-    struct replay_run x = {.seg = seg, .s = s, .tasks = tasks, .l = l, .dev = &dev, .log = log};
+    uint64_t now = 0, wake = UINT64_MAX, fill_until = 0; /* the segment's fill_until_ns */
+    struct fikit_grant grants[64];
     for (;;) {
         /* The next event: a task issuing its next launch, or a scheduler wake. */
         uint64_t next = wake;
@@ -314,12 +292,10 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
             if (!T->paced_since)
                 L->issue_ns = now;
             uint64_t dur = predicted_dur(T, key);
-            struct fikit_admit_task vt[FIKIT_SHM_SLOTS];
+            struct fikit_admit_task vt[FIKIT_MAX_TASKS];
             struct fikit_view v;
             struct fikit_admit a;
-            fikit_shm_view(seg, who, T->priority, false, &v, vt, NULL);
-            /* Its own queue as it knows it (interpose/gate.c). */
-            v.own_busy_until_ns = T->busy_until;
+            view_of(s, fill_until, T->priority, T->busy_until, &v, vt);
             fikit_admit(&v, now, dur, &a);
             if (a.kind == FIKIT_ADMIT_PACE || a.kind == FIKIT_ADMIT_RECHECK) {
                 /* The client sleeps and looks again: the launch is issued later. */
@@ -349,12 +325,11 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
                             L->kernel, us(r.dur_ns));
             } else {
                 T->paced_since = 0;
-                /* As gate.c takes a gap; one task at a time here, so it succeeds. */
-                if (a.kind == FIKIT_ADMIT_FILL && !fikit_shm_fill_commit(seg, v.fill_until_ns, a.fill_until_ns))
-                    abort();
+                if (a.kind == FIKIT_ADMIT_FILL)
+                    fill_until = a.fill_until_ns;
                 submit(&dev, L, who, now);
                 L->how = a.kind == FIKIT_ADMIT_FILL ? FIKIT_REPLAY_FILLED : FIKIT_REPLAY_RAN;
-                note(seg, s, T, who, key, now);
+                note(s, T, who, key, now);
                 T->next++;
                 if (log) {
                     if (a.kind == FIKIT_ADMIT_FILL)
@@ -366,8 +341,28 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
             }
         }
         /* fikitd decides with the clients' fills counted as taken. */
-        x.now = now;
-        fikit_shm_decide(seg, s, now, apply_grants, &x, &wake);
+        if (s->nreq)
+            s->client_fill_until_ns = fill_until;
+        size_t ng;
+        do {
+            ng = fikit_sched_decide(s, now, grants, 64, &wake);
+            for (size_t g = 0; g < ng; g++) {
+                struct rtask *T = &tasks[grants[g].task_id];
+                struct fikit_replay_launch *L = &l[T->idx[grants[g].ticket]];
+                submit(&dev, L, (int)grants[g].task_id, now);
+                L->how = FIKIT_REPLAY_GRANTED;
+                L->reason = grants[g].reason;
+                note(s, T, (int)grants[g].task_id, grants[g].key, now);
+                T->shift += now - T->held_at;
+                T->blocked = false;
+                T->next++;
+                if (log)
+                    fprintf(log, "%12.1f %-10s %-16s grant %s (predicted %.1f us, room %.1f us, "
+                                 "held %.1f us)\n",
+                            us(now), T->name, L->kernel, fikit_grant_reason_name(grants[g].reason),
+                            us(grants[g].dur_ns), us(grants[g].room_ns), us(now - L->issue_ns));
+            }
+        } while (ng == 64);
         if (wake <= now)
             wake = now + 1; /* never spin on the same instant */
     }
@@ -451,7 +446,5 @@ out:
     }
     free(tasks);
     free(s);
-    if (seg)
-        fikit_shm_unmap(seg);
     return rc;
 }
