@@ -47,3 +47,32 @@ bool fikit_arbiter_nudge_due(uint64_t sleep_until_ns, uint64_t decision_ns, uint
     uint64_t spin_from = decision_ns > spin_ns ? decision_ns - spin_ns : 0;
     return sleep_until_ns > add_sat(spin_from, FIKIT_NUDGE_SLACK_NS);
 }
+
+void fikit_hold_plan(uint64_t now, uint64_t posted_ns, bool undecided, uint64_t spin_ns, uint64_t due_ns,
+                     uint64_t slack_ns, struct fikit_hold_plan *out)
+{
+    *out = (struct fikit_hold_plan){.how = FIKIT_HOLD_TURN, .until_ns = now};
+    if (spin_ns == FIKIT_SPIN_ALWAYS) {
+        /* A core for the lowest grant latency: spin, looking every
+         * FIKIT_HOLD_CHECK_NS whether fikitd is still there. */
+        out->how = FIKIT_HOLD_SPIN;
+        out->until_ns = add_sat(now, FIKIT_HOLD_CHECK_NS);
+        out->check_daemon = true;
+        return;
+    }
+    if (spin_ns && undecided && now < add_sat(posted_ns, FIKIT_DECISION_SPIN_NS))
+        return; /* fikitd decides about it in the pass under way */
+    uint64_t early = add_sat(spin_ns, slack_ns);
+    if (spin_ns && due_ns && due_ns <= add_sat(now, early) && now <= add_sat(due_ns, spin_ns)) {
+        /* Within the spin (and a timed sleep's lateness) of the decision;
+         * a stale one, from a daemon that is gone, falls through to the
+         * sleep that notices it. */
+        out->how = FIKIT_HOLD_SPIN;
+        out->until_ns = add_sat(due_ns, spin_ns);
+        return;
+    }
+    out->how = FIKIT_HOLD_SLEEP;
+    out->timeout_ns = FIKIT_HOLD_CHECK_NS;
+    if (spin_ns && due_ns > add_sat(now, early) && due_ns - early - now < out->timeout_ns)
+        out->timeout_ns = due_ns - early - now;
+}

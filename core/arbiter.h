@@ -60,4 +60,39 @@ void fikit_arbiter_plan(uint64_t now, uint64_t wake_ns, bool queued, bool watch,
  * to be spinning spin_ns before the decision at decision_ns. */
 bool fikit_arbiter_nudge_due(uint64_t sleep_until_ns, uint64_t decision_ns, uint64_t spin_ns);
 
+/* A held launch's side (interpose/gate.c's hold() carries it out). */
+
+/* While fikitd has yet to decide about a posted launch (it was rung and
+ * decides in its next pass, usually within microseconds, often by granting
+ * it), its thread spins for at most this long after posting it: a sleeping
+ * thread's wake-up costs tens of microseconds. */
+#define FIKIT_DECISION_SPIN_NS (500 * FIKIT_NS_PER_US)
+
+/* How long a held thread sleeps or spins at most before it looks whether
+ * fikitd is still there. */
+#define FIKIT_HOLD_CHECK_NS (20 * FIKIT_NS_PER_MS)
+
+enum fikit_hold_wait {
+    FIKIT_HOLD_TURN = 0, /* spin one turn, then look again */
+    FIKIT_HOLD_SPIN,     /* spin until granted or .until_ns, then look again */
+    FIKIT_HOLD_SLEEP,    /* sleep until granted, nudged or .timeout_ns */
+};
+
+struct fikit_hold_plan {
+    enum fikit_hold_wait how;
+    uint64_t until_ns;
+    uint64_t timeout_ns;
+    bool check_daemon;   /* a spin that ends ungranted then looks whether fikitd is there */
+};
+
+/* How a launch held since posted_ns waits at now: undecided, fikitd has
+ * yet to decide about it (not taken yet, or queued by a pass not finished);
+ * spin_ns the spin in force (FIKIT_SPIN_ALWAYS: spin for the whole hold);
+ * due_ns when fikitd next decides (0: none said); slack_ns how late a timed
+ * sleep wakes. It sleeps until shortly before the decision, then spins, so
+ * the grant is seen at once rather than after a wake-up (tens to hundreds
+ * of microseconds on a busy machine). */
+void fikit_hold_plan(uint64_t now, uint64_t posted_ns, bool undecided, uint64_t spin_ns, uint64_t due_ns,
+                     uint64_t slack_ns, struct fikit_hold_plan *out);
+
 #endif

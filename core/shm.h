@@ -367,10 +367,6 @@ void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched
 void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool beside,
                     struct fikit_view *v, struct fikit_admit_task *tasks, uint64_t *unmapped);
 
-/* How long a launch just held waits, spinning, for fikitd's first decision
- * about it (spin_us > 0): the arbiter is rung by the post and answers within
- * one wake-up, which is the moment most grants come. */
-#define FIKIT_DECISION_SPIN_NS (500 * FIKIT_NS_PER_US)
 /* How long a held launch waits for fikitd to take it into its queue (it
  * does in its next pass: 1.7 ms at p99 with 512 threads holding on 2
  * cores) before it goes unscheduled: fikitd's queue full, fikitd stopped

@@ -254,54 +254,30 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
             warn_at = UINT64_MAX;
             say_why_held(r, name, dur, t - now);
         }
-        /* fikitd was rung and decides about this launch in its next pass,
-         * usually within microseconds, often by granting it (the task in
-         * front sits in a gap): wait for that decision spinning, since a
-         * sleeping thread's wake-up costs tens of microseconds. */
-        if (spin && spin != FIKIT_SPIN_ALWAYS) {
-            if (st == FIKIT_WAITER_POSTED && t < now + FIKIT_DECISION_SPIN_NS) {
-                fikit_cpu_relax();
-                continue;
-            }
-            if (st == FIKIT_WAITER_QUEUED && !queued_in)
-                queued_in = atomic_load(&r->hdr->pass_begun);
-            if (queued_in && atomic_load(&r->hdr->pass_done) < queued_in &&
-                t < now + FIKIT_DECISION_SPIN_NS) {
-                fikit_cpu_relax();
-                continue;
-            }
-        }
-        /* fikitd says when it next decides: sleep until shortly before it,
-         * then spin, so the grant is seen at once rather than after a
-         * wake-up (tens to hundreds of microseconds on a busy machine). */
+        /* Undecided: not taken yet, or queued by a pass not finished. */
+        if (st == FIKIT_WAITER_QUEUED && !queued_in)
+            queued_in = atomic_load(&r->hdr->pass_begun);
+        bool undecided = st == FIKIT_WAITER_POSTED ||
+                         (queued_in && atomic_load(&r->hdr->pass_done) < queued_in);
         uint64_t due = atomic_load(&r->hdr->next_decision_ns);
-        if (spin == FIKIT_SPIN_ALWAYS) {
-            /* A core for the lowest grant latency: spin, and every 20 ms
-             * look whether fikitd is still there. */
-            while (!fikit_shm_waiter_granted(w) &&
-                   fikit_now_ns() < t + 20 * FIKIT_NS_PER_MS)
+        struct fikit_hold_plan plan;
+        fikit_hold_plan(t, now, undecided, spin, due, timer_slack_ns(), &plan);
+        if (plan.how == FIKIT_HOLD_TURN) {
+            fikit_cpu_relax();
+            continue;
+        }
+        if (plan.how == FIKIT_HOLD_SPIN) {
+            while (!fikit_shm_waiter_granted(w) && fikit_now_ns() < plan.until_ns)
                 fikit_cpu_relax();
-            if (fikit_shm_waiter_granted(w))
-                break;
+            if (fikit_shm_waiter_granted(w) || !plan.check_daemon)
+                continue;
             if (atomic_load(&r->hdr->daemon_state) != FIKIT_DAEMON_RUNNING ||
                 atomic_load(&fikit_client.daemon_lost) || slot_gone(r))
-                break;
+                break; /* no daemon to grant it: go unscheduled */
             fikit_client_check_daemon();
             continue;
         }
-        uint64_t early = spin + timer_slack_ns();
-        if (spin && due && due <= t + early && t <= due + spin) {
-            /* Within spin_us (and a timed sleep's lateness) of the decision;
-             * a stale one, from a daemon that is gone, falls through to the
-             * sleep that notices it. */
-            while (!fikit_shm_waiter_granted(w) &&
-                   fikit_now_ns() < due + spin)
-                fikit_cpu_relax();
-            continue;
-        }
-        uint64_t timeout = 20 * FIKIT_NS_PER_MS;
-        if (spin && due > t + early && due - early - t < timeout)
-            timeout = due - early - t;
+        uint64_t timeout = plan.timeout_ns;
         atomic_store_explicit(&w->sleep_until_ns, t + timeout, memory_order_relaxed);
         /* Say we sleep, then look once more (all sequentially consistent):
          * fikitd stores a grant or a sooner decision, then reads this flag,

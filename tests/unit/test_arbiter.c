@@ -2,7 +2,10 @@
  * before the scheduler's next decision and spins the rest, polls while a
  * launch could open room sooner, spins throughout only while something is
  * held under spin_us = always, never spins with no decision to come, and
- * nudges a held thread only if it would wake too late by itself. */
+ * nudges a held thread only if it would wake too late by itself. And a held
+ * launch's thread (fikit_hold_plan): it spins while fikitd decides about
+ * the launch just posted, sleeps until shortly before the next decision
+ * and spins through it, and looks for fikitd at least every 20 ms. */
 #include "core/arbiter.h"
 
 #include <criterion/criterion.h>
@@ -81,4 +84,48 @@ Test(arbiter, spin_auto_spins_on_big_hosts_but_not_on_small_ones_or_cpu_devices)
     cr_assert_eq(fikit_spin_auto_ns(FIKIT_SPIN_AUTO_MIN_CPUS, false), FIKIT_SPIN_ALWAYS);
     cr_assert_eq(fikit_spin_auto_ns(FIKIT_SPIN_AUTO_MIN_CPUS - 1, false), FIKIT_SPIN_AUTO_FEW_CPUS_NS);
     cr_assert_eq(fikit_spin_auto_ns(64, true), FIKIT_SPIN_AUTO_FEW_CPUS_NS);
+}
+
+static struct fikit_hold_plan hold(uint64_t now, uint64_t posted, bool undecided, uint64_t spin, uint64_t due)
+{
+    struct fikit_hold_plan p;
+    fikit_hold_plan(now, posted, undecided, spin, due, 60 * US, &p);
+    return p;
+}
+
+Test(hold, spins_while_fikitd_decides_about_the_launch_just_posted)
+{
+    cr_assert_eq(hold(MS + 100 * US, MS, true, 50 * US, 0).how, FIKIT_HOLD_TURN);
+    struct fikit_hold_plan p = hold(MS + FIKIT_DECISION_SPIN_NS, MS, true, 50 * US, 0);
+    cr_assert_eq(p.how, FIKIT_HOLD_SLEEP, "no longer than FIKIT_DECISION_SPIN_NS");
+    cr_assert_eq(p.timeout_ns, FIKIT_HOLD_CHECK_NS, "with no decision said: until it looks for fikitd");
+    cr_assert_eq(hold(MS + 100 * US, MS, false, 50 * US, 0).how, FIKIT_HOLD_SLEEP, "decided: held");
+    cr_assert_eq(hold(MS + 100 * US, MS, true, 0, 0).how, FIKIT_HOLD_SLEEP, "spin_us = 0 never spins");
+}
+
+Test(hold, sleeps_until_the_spin_and_a_sleeps_lateness_before_the_decision_then_spins_through_it)
+{
+    /* The decision at 10 ms, spin 50 us, a timed sleep 60 us late. */
+    struct fikit_hold_plan p = hold(2 * MS, MS, false, 50 * US, 10 * MS);
+    cr_assert_eq(p.how, FIKIT_HOLD_SLEEP);
+    cr_assert_eq(p.timeout_ns, 8 * MS - 110 * US);
+    p = hold(10 * MS - 100 * US, MS, false, 50 * US, 10 * MS);
+    cr_assert_eq(p.how, FIKIT_HOLD_SPIN);
+    cr_assert_eq(p.until_ns, 10 * MS + 50 * US, "through the decision, by the spin");
+    cr_assert(!p.check_daemon);
+    p = hold(10 * MS + 51 * US, MS, false, 50 * US, 10 * MS);
+    cr_assert_eq(p.how, FIKIT_HOLD_SLEEP, "a decision long past (its daemon gone) is slept on");
+    cr_assert_eq(p.timeout_ns, FIKIT_HOLD_CHECK_NS);
+    p = hold(2 * MS, MS, false, 50 * US, 100 * MS);
+    cr_assert_eq(p.timeout_ns, FIKIT_HOLD_CHECK_NS, "a far decision: it looks for fikitd meanwhile");
+}
+
+Test(hold, spin_always_spins_the_whole_hold_looking_for_fikitd_every_20_ms)
+{
+    struct fikit_hold_plan p = hold(2 * MS, MS, false, FIKIT_SPIN_ALWAYS, 0);
+    cr_assert_eq(p.how, FIKIT_HOLD_SPIN);
+    cr_assert_eq(p.until_ns, 2 * MS + FIKIT_HOLD_CHECK_NS);
+    cr_assert(p.check_daemon);
+    p = hold(UINT64_MAX - 1, MS, true, FIKIT_SPIN_ALWAYS, 0);
+    cr_assert_eq(p.until_ns, UINT64_MAX, "no overflow past the end of time");
 }
