@@ -867,6 +867,7 @@ void fikit_config_sched_params(const struct fikit_config *c, int64_t calibrated_
                                struct fikit_sched_params *p)
 {
     *p = c->sched;
+    p->switches_contexts = c->substrate == FIKIT_SUBSTRATE_TIMESLICE;
     if (c->substrate_cost_ns >= 0)
         p->substrate_cost_ns = (uint64_t)c->substrate_cost_ns;
     else if (calibrated_cost_ns >= 0)

@@ -27,7 +27,7 @@ int fikit_policy_parse(const char *name, enum fikit_policy *out);
 
 /* The policy's parameters: one record, whose keys fikit.ini's table binds
  * field by field (conf/config.c: every default is its row's) and which
- * fikitd publishes to the clients (fikit_shm_set_params). */
+ * fikitd publishes to the clients (fikit_shm_publish_params). */
 struct fikit_sched_params {
     enum fikit_policy policy;
     uint64_t substrate_cost_ns;  /* paid once per filled gap (context switch back) */
@@ -47,7 +47,30 @@ struct fikit_sched_params {
     double beside_max_slowdown;  /* share = beside tasks share only gaps while the active
                                   * higher level's kernels run this much slower than in
                                   * its profile; 0: never (the clients keep to it) */
+    bool switches_contexts;      /* the substrate switches contexts between tasks
+                                  * (time-slicing; not MPS): from [scheduler] substrate,
+                                  * no key of its own */
 };
+
+/* Since when nothing below a task may have run for its burst that started
+ * at start_ns to be quiet (fikit_shm_quiet_since; the budget's pace, DESIGN.md
+ * "The pace"): FIKIT_QUIET_MARGIN_NS before it began, for what lower work
+ * leaves behind it (in fikit sim the CUDA C service's bursts that began
+ * right after a long job kernel ended read 1.53x their reference without
+ * it); and where the substrate switches contexts (switches), since the
+ * task's previous burst ended (prev_end_ns; 0: none): there the burst's
+ * first kernel pays the switch back to its context after any other
+ * process's kernel, however long before it ran (121-130 us on an H100, and
+ * the CUDA C service's quiet bursts read 1.31-1.42x their reference when
+ * only the margin was asked). */
+#define FIKIT_QUIET_MARGIN_NS (1 * FIKIT_NS_PER_MS)
+static inline uint64_t fikit_quiet_since(uint64_t start_ns, uint64_t prev_end_ns, bool switches)
+{
+    uint64_t since = start_ns > FIKIT_QUIET_MARGIN_NS ? start_ns - FIKIT_QUIET_MARGIN_NS : 0;
+    if (switches && prev_end_ns && prev_end_ns < since)
+        since = prev_end_ns;
+    return since;
+}
 
 /* The confidence a starving stream head is fitted at: the median. */
 #define FIKIT_SCHED_STARVING_CONFIDENCE 0.5

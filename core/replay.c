@@ -3,6 +3,7 @@
 #include "core/admit.h"
 #include "core/kernel_id.h"
 #include "core/measure.h"
+#include "core/shm.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -206,20 +207,16 @@ static void note(struct fikit_sched *s, struct rtask *t, int ti, uint64_t key, u
 }
 
 /* What a client of priority level would read of its segment: the
- * scheduler's own copy of the tasks' records stands in for the slots. */
-static void view_of(const struct fikit_sched *s, uint64_t fill_until, int level, uint64_t own_busy,
-                    struct fikit_view *v, struct fikit_admit_task *vt)
+ * parameters as fikitd publishes them (pub), the scheduler's own copy of
+ * the tasks' records standing in for the slots. */
+static void view_of(const struct fikit_sched *s, const struct fikit_shm_params *pub, uint64_t fill_until,
+                    int level, uint64_t own_busy, struct fikit_view *v, struct fikit_admit_task *vt)
 {
     memset(v, 0, sizeof *v);
     v->running = true;
     v->policy = s->p.policy;
     v->level = level;
-    v->idle_learned = fikit_params_idle_learned(&s->p);
-    v->pauses = s->p.pauses;
-    v->idle_after_ns = fikit_params_idle_after(&s->p);
-    v->gap_confidence = s->p.gap_confidence;
-    v->max_queued_ns = s->p.max_queued_ns;
-    v->fill_overhead_ns = s->p.substrate_cost_ns + s->p.safety_margin_ns;
+    fikit_view_take_params(v, pub);
     v->queued = (uint32_t)s->nreq;
     v->fill_until_ns = fill_until;
     v->granted_until_ns = fikit_sched_granted_until(s);
@@ -255,6 +252,8 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
     if ((rc = build_tasks(l, n, tasks, &nt, err)))
         goto out;
     fikit_sched_init(s, p);
+    struct fikit_shm_params pub;
+    fikit_shm_publish_params(&pub, p, 0);
     for (size_t t = 0; t < nt; t++) {
         measure_alone(&tasks[t], l);
         fikit_sched_add_task(s, (uint32_t)t, 0, tasks[t].name, tasks[t].priority);
@@ -295,7 +294,7 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
             struct fikit_admit_task vt[FIKIT_MAX_TASKS];
             struct fikit_view v;
             struct fikit_admit a;
-            view_of(s, fill_until, T->priority, T->busy_until, &v, vt);
+            view_of(s, &pub, fill_until, T->priority, T->busy_until, &v, vt);
             fikit_admit(&v, now, dur, &a);
             if (a.kind == FIKIT_ADMIT_PACE || a.kind == FIKIT_ADMIT_RECHECK) {
                 /* The client sleeps and looks again: the launch is issued later. */

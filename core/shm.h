@@ -43,7 +43,8 @@
  * 6: each task's slowdown against its profile, and beside_max_slowdown */
 /* 7: split into header, commons and one memfd per slot */
 /* 8: the budget's knobs per slot owner */
-#define FIKIT_SHM_VERSION 12 /* 12: max_wait_ns, so a held client says fikitd's bound */
+/* 12: max_wait_ns, so a held client says fikitd's bound */
+#define FIKIT_SHM_VERSION 13 /* 13: the published parameters one struct, with the substrate's switches */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -128,8 +129,24 @@ struct fikit_shm_slot {
     _Alignas(64) struct fikit_bursts bursts;
 };
 
-#define FIKIT_SHM_IDLE_LEARNED 1u
-#define FIKIT_SHM_IDLE_PAUSES 2u
+/* The scheduler's parameters that a client's launch path reads, as fikitd
+ * publishes them (fikit_shm_publish_params) and every view of them takes
+ * them (fikit_view_take_params): one struct, so a key a client needs is one
+ * field here, one line in each of those two functions. */
+#define FIKIT_SHM_IDLE_LEARNED 1u  /* idle_after_us = auto (fikit_idle_threshold) */
+#define FIKIT_SHM_IDLE_PAUSES 2u   /* and pauses = on (fikit_pause_threshold) */
+#define FIKIT_SHM_SWITCHES 4u      /* the substrate switches contexts (time-slicing) */
+struct fikit_shm_params {
+    _Atomic uint32_t policy;          /* enum fikit_policy */
+    _Atomic uint32_t flags;           /* FIKIT_SHM_IDLE_LEARNED | _IDLE_PAUSES | _SWITCHES */
+    _Atomic uint64_t idle_after_ns;   /* the idle threshold; when learned, its floor */
+    _Atomic uint64_t spin_ns;         /* how long before a decision waiters spin, not sleep */
+    _Atomic uint64_t fill_overhead_ns; /* substrate cost + safety margin */
+    _Atomic uint32_t gap_confidence_ppm;
+    _Atomic uint32_t beside_max_slowdown_ppm; /* share = beside tasks share only gaps above it; 0: never */
+    _Atomic uint64_t max_queued_ns;   /* lower-level work queued ahead; 0: no bound */
+    _Atomic uint64_t max_wait_ns;     /* a held launch goes at a gap after this; 0: never */
+};
 
 /* A slot's owner, as fikitd alone writes it. gen tells a reused slot from
  * its previous owner: a client reads another task's slot only through a
@@ -163,30 +180,20 @@ struct fikit_shm_header {
     _Atomic uint32_t level_mask;  /* bit L: a registered task has level L */
     _Atomic uint64_t slot_mask;   /* bit S: slot S holds a registered task */
     _Atomic uint32_t trace_on;    /* clients write their trace ring while set */
-    _Atomic uint32_t policy;      /* enum fikit_policy */
-    _Atomic uint32_t idle_learned; /* FIKIT_SHM_IDLE_LEARNED: idle_after_us = auto
-                                    * (fikit_idle_threshold); | FIKIT_SHM_IDLE_PAUSES:
-                                    * and pauses = on (fikit_pause_threshold) */
-    _Atomic uint64_t idle_after_ns; /* the idle threshold; when learned, its floor */
+    struct fikit_shm_params params;
     _Atomic uint64_t next_decision_ns; /* when fikitd next decides for held launches; 0: none due */
     _Atomic uint64_t pass_begun;  /* the arbiter's passes over the slots: the number of the */
     _Atomic uint64_t pass_done;   /* last one started, and of the last one finished */
-    _Atomic uint64_t spin_ns;     /* how long before it waiters spin instead of sleeping */
     /* A lower-level launch that finds the top level in a gap, and nothing
      * held in fikitd's queue, fills the gap by itself (no round trip):
-     * under the same fit test as fikitd's (fikit_fill_fits, with these
-     * parameters) it advances fill_until_ns, the predicted end of the
+     * under the same fit test as fikitd's (fikit_fill_fits, with the
+     * published parameters) it advances fill_until_ns, the predicted end of the
      * lower-level work clients put into a gap, behind granted_until_ns,
      * that of the work fikitd granted (dropped when its grantee dies).
      * fikitd locks fill_until_ns (its low bit) while it decides, so the two
      * never give the same room twice. fill_until_ns is in the commons. */
-    _Atomic uint64_t fill_overhead_ns; /* substrate cost + safety margin */
-    _Atomic uint32_t gap_confidence_ppm;
     _Atomic uint32_t queued;           /* held launches in fikitd's queue after its last pass */
     _Atomic uint64_t granted_until_ns;
-    _Atomic uint64_t max_queued_ns;    /* lower-level work queued ahead; 0: no bound */
-    _Atomic uint32_t beside_max_slowdown_ppm; /* share = beside tasks share only gaps above it; 0: never */
-    _Atomic uint64_t max_wait_ns;      /* a held launch goes at a gap after this; 0: never */
     char device_key[128];
     char device_model[128];
     struct fikit_shm_owner owner[FIKIT_SHM_SLOTS];
@@ -316,20 +323,14 @@ static inline void fikit_shm_note_level_busy(struct fikit_shm_commons *com, int 
         ;
 }
 
-/* Whether a burst of a task at level that started at start_ns was quiet:
- * no task below it had work queued or running since FIKIT_QUIET_MARGIN_NS
- * before then, as their launches predicted it (a kernel that runs past its
- * prediction is not seen). Asked when the burst ends. The margin is for
- * what lower work leaves behind it: on time-slicing the first kernel after
- * another process's pays the switch back (121-130 us on an H100), and in
- * fikit sim the CUDA C service's bursts that began right after a long job
- * kernel ended read 1.53x their reference without it. */
-#define FIKIT_QUIET_MARGIN_NS (1 * FIKIT_NS_PER_MS)
-static inline bool fikit_shm_quiet_since(const struct fikit_shm_commons *com, int level, uint64_t start_ns)
+/* Whether a burst of a task at level was quiet: no task below it had work
+ * queued or running since since_ns (fikit_quiet_since), as their launches
+ * predicted it (a kernel that runs past its prediction is not seen). Asked
+ * when the burst ends. */
+static inline bool fikit_shm_quiet_since(const struct fikit_shm_commons *com, int level, uint64_t since_ns)
 {
-    uint64_t since = start_ns > FIKIT_QUIET_MARGIN_NS ? start_ns - FIKIT_QUIET_MARGIN_NS : 0;
     for (int l = level + 1; l < FIKIT_LEVELS; l++)
-        if (atomic_load_explicit(&com->level_busy_until_ns[l], memory_order_relaxed) >= since)
+        if (atomic_load_explicit(&com->level_busy_until_ns[l], memory_order_relaxed) >= since_ns)
             return false;
     return level >= 0;
 }
@@ -351,11 +352,14 @@ static inline uint64_t fikit_shm_own_busy_until(const struct fikit_shm_own *own)
 /* A consistent copy of a slot's publication; false if it kept changing. */
 bool fikit_shm_read_launch(const struct fikit_shm_slot *slot, struct fikit_shm_launch *out);
 
-/* fikitd: the scheduler's parameters that clients read from the header
- * (policy, idle threshold, fill overhead, gap confidence, queue bound,
- * beside guard) and the spin in force. */
-void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched_params *p,
-                          uint64_t spin_ns);
+/* fikitd (and the models): the scheduler's parameters that clients read,
+ * with the spin in force, into pub (the header's params). */
+void fikit_shm_publish_params(struct fikit_shm_params *pub, const struct fikit_sched_params *p,
+                              uint64_t spin_ns);
+/* The published parameters into a view (every rule's parameter; the
+ * caller reads the policy first, since a top-level launch needs nothing
+ * else): what fikit_shm_view and fikit replay's view both take. */
+void fikit_view_take_params(struct fikit_view *v, const struct fikit_shm_params *pub);
 
 /* A client: the snapshot of the segment that fikit_admit decides on, for a
  * launch of the task in slot_index at level (beside: its share = beside is

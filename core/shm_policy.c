@@ -6,19 +6,32 @@
 
 #include <string.h>
 
-void fikit_shm_set_params(struct fikit_shm_header *hdr, const struct fikit_sched_params *p,
-                          uint64_t spin_ns)
+void fikit_shm_publish_params(struct fikit_shm_params *pub, const struct fikit_sched_params *p,
+                              uint64_t spin_ns)
 {
-    atomic_store(&hdr->policy, p->policy);
-    atomic_store(&hdr->idle_after_ns, fikit_params_idle_after(p));
-    atomic_store(&hdr->idle_learned, (fikit_params_idle_learned(p) ? FIKIT_SHM_IDLE_LEARNED : 0u) |
-                                         (p->pauses ? FIKIT_SHM_IDLE_PAUSES : 0u));
-    atomic_store(&hdr->spin_ns, spin_ns);
-    atomic_store(&hdr->fill_overhead_ns, p->substrate_cost_ns + p->safety_margin_ns);
-    atomic_store(&hdr->gap_confidence_ppm, (uint32_t)(p->gap_confidence * 1e6 + 0.5));
-    atomic_store(&hdr->max_queued_ns, p->max_queued_ns);
-    atomic_store(&hdr->beside_max_slowdown_ppm, (uint32_t)(p->beside_max_slowdown * 1e6 + 0.5));
-    atomic_store(&hdr->max_wait_ns, p->max_wait_ns);
+    atomic_store(&pub->policy, p->policy);
+    atomic_store(&pub->idle_after_ns, fikit_params_idle_after(p));
+    atomic_store(&pub->flags, (fikit_params_idle_learned(p) ? FIKIT_SHM_IDLE_LEARNED : 0u) |
+                                  (p->pauses ? FIKIT_SHM_IDLE_PAUSES : 0u) |
+                                  (p->switches_contexts ? FIKIT_SHM_SWITCHES : 0u));
+    atomic_store(&pub->spin_ns, spin_ns);
+    atomic_store(&pub->fill_overhead_ns, p->substrate_cost_ns + p->safety_margin_ns);
+    atomic_store(&pub->gap_confidence_ppm, (uint32_t)(p->gap_confidence * 1e6 + 0.5));
+    atomic_store(&pub->max_queued_ns, p->max_queued_ns);
+    atomic_store(&pub->beside_max_slowdown_ppm, (uint32_t)(p->beside_max_slowdown * 1e6 + 0.5));
+    atomic_store(&pub->max_wait_ns, p->max_wait_ns);
+}
+
+void fikit_view_take_params(struct fikit_view *v, const struct fikit_shm_params *pub)
+{
+    uint32_t flags = atomic_load_explicit(&pub->flags, memory_order_relaxed);
+    v->idle_learned = flags & FIKIT_SHM_IDLE_LEARNED;
+    v->pauses = flags & FIKIT_SHM_IDLE_PAUSES;
+    v->idle_after_ns = atomic_load_explicit(&pub->idle_after_ns, memory_order_relaxed);
+    v->gap_confidence = atomic_load_explicit(&pub->gap_confidence_ppm, memory_order_relaxed) / 1e6;
+    v->max_queued_ns = atomic_load_explicit(&pub->max_queued_ns, memory_order_relaxed);
+    v->fill_overhead_ns = atomic_load_explicit(&pub->fill_overhead_ns, memory_order_relaxed);
+    v->beside_max_slowdown_ppm = atomic_load_explicit(&pub->beside_max_slowdown_ppm, memory_order_relaxed);
 }
 
 void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool beside,
@@ -28,21 +41,14 @@ void fikit_shm_view(const struct fikit_shm *shm, int slot_index, int level, bool
     memset(v, 0, sizeof *v);
     v->level = level;
     v->running = atomic_load_explicit(&h->daemon_state, memory_order_relaxed) == FIKIT_DAEMON_RUNNING;
-    v->policy = (enum fikit_policy)atomic_load_explicit(&h->policy, memory_order_relaxed);
+    v->policy = (enum fikit_policy)atomic_load_explicit(&h->params.policy, memory_order_relaxed);
     v->level_mask = atomic_load_explicit(&h->level_mask, memory_order_relaxed);
     v->tasks = tasks;
     if (!v->running || v->policy == FIKIT_POLICY_PASSTHROUGH || level <= 0 ||
         !(v->level_mask & ((1u << level) - 1u)))
         return;
+    fikit_view_take_params(v, &h->params);
     v->beside = beside;
-    uint32_t idle = atomic_load_explicit(&h->idle_learned, memory_order_relaxed);
-    v->idle_learned = idle & FIKIT_SHM_IDLE_LEARNED;
-    v->pauses = idle & FIKIT_SHM_IDLE_PAUSES;
-    v->idle_after_ns = atomic_load_explicit(&h->idle_after_ns, memory_order_relaxed);
-    v->gap_confidence = atomic_load_explicit(&h->gap_confidence_ppm, memory_order_relaxed) / 1e6;
-    v->max_queued_ns = atomic_load_explicit(&h->max_queued_ns, memory_order_relaxed);
-    v->fill_overhead_ns = atomic_load_explicit(&h->fill_overhead_ns, memory_order_relaxed);
-    v->beside_max_slowdown_ppm = atomic_load_explicit(&h->beside_max_slowdown_ppm, memory_order_relaxed);
     v->queued = atomic_load_explicit(&h->queued, memory_order_relaxed);
     v->fill_until_ns = atomic_load(&shm->com->fill_until_ns);
     v->granted_until_ns = atomic_load(&h->granted_until_ns);

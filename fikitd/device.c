@@ -336,7 +336,7 @@ int fikitd_device_open(struct fikitd_device **out, int index, const char *key, c
         free(dev);
         return rc;
     }
-    fikit_shm_set_params(dev->shm->hdr, params, spin_ns);
+    fikit_shm_publish_params(&dev->shm->hdr->params, params, spin_ns);
     fikit_sched_init(&dev->sched, params);
     fikit_budget_set_init(&dev->budgets);
     fikit_stat_init(&dev->pickup);

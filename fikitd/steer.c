@@ -8,7 +8,7 @@
  * scheduler read them. */
 static void apply(struct fikitd_device *dev)
 {
-    uint64_t max_queued = atomic_load_explicit(&dev->shm->hdr->max_queued_ns, memory_order_relaxed);
+    uint64_t max_queued = atomic_load_explicit(&dev->shm->hdr->params.max_queued_ns, memory_order_relaxed);
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         if (!dev->slots[s].used)
             continue;
@@ -54,7 +54,7 @@ void fikitd_steer_drop(struct fikitd_device *dev, int s)
 void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
 {
     bool changed = false;
-    uint64_t max_queued = atomic_load_explicit(&dev->shm->hdr->max_queued_ns, memory_order_relaxed);
+    uint64_t max_queued = atomic_load_explicit(&dev->shm->hdr->params.max_queued_ns, memory_order_relaxed);
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         struct fikitd_slot_info *info = &dev->slots[s];
         if (!info->used || info->steer.budget <= 0)

@@ -24,6 +24,8 @@ bool fikit_burst_open(struct fikit_client_device *d, uint64_t seq)
     struct fikit_burst_done done = d->burst_done;
     bool joined = done.end_ns && now - done.end_ns < FIKIT_BURST_JOIN_NS;
     d->burst_done.end_ns = 0;
+    if (!joined)
+        d->burst_prev_end_ns = done.end_ns;
     d->burst_base = joined ? done.launches : 0;
     atomic_store_explicit(&d->burst_seq, seq, memory_order_relaxed);
     atomic_store_explicit(&d->burst_alone, joined ? done.alone && was_alone : was_alone, memory_order_relaxed);
@@ -84,13 +86,16 @@ void fikit_burst_waited(uint64_t seq_before, bool ok)
         /* Reported when the next one opens, unless that joins it. */
         uint64_t seq = atomic_load_explicit(&d->burst_seq, memory_order_relaxed);
         struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
+        bool switches = r && (atomic_load_explicit(&r->hdr->params.flags, memory_order_relaxed) &
+                              FIKIT_SHM_SWITCHES);
         d->burst_done = (struct fikit_burst_done){
             .start_ns = start, .end_ns = now, .launches = d->burst_base + (seq_before - seq),
             .alone = atomic_load_explicit(&d->burst_alone, memory_order_relaxed) && alone(r),
             /* Asked now, not when it is reported (at the next burst's
              * first launch): the levels below have launched since. From
              * the start of a joined burst's first part, so it covers all. */
-            .quiet = r && fikit_shm_quiet_since(r->shm->com, r->level, start)};
+            .quiet = r && fikit_shm_quiet_since(r->shm->com, r->level,
+                                                fikit_quiet_since(start, d->burst_prev_end_ns, switches))};
         pthread_mutex_unlock(&d->burst_lock);
         /* For the confined tasks below: between bursts from now on. And
          * its own queue is empty, whatever its kernels were predicted. */

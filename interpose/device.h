@@ -56,8 +56,9 @@ struct fikit_client_device {
     struct fikit_burst_done {                 /* the last burst ended, not yet reported */
         uint64_t start_ns, end_ns, launches;  /* end_ns 0: none */
         bool alone;
-        bool quiet;                           /* nothing below ran during it */
+        bool quiet;                           /* nothing below ran during it (fikit_quiet_since) */
     } burst_done;
+    uint64_t burst_prev_end_ns;               /* when the burst before the open one ended; 0: none */
 
     char key[128];
     char model[128];

@@ -154,7 +154,7 @@ static void say_why_held(const struct fikit_registration *r, const char *name, u
     if (atomic_exchange(&said, true))
         return;
     /* fikitd's bound, not this process's fikit.ini: fikitd enforces its own. */
-    uint64_t max_wait = atomic_load_explicit(&r->hdr->max_wait_ns, memory_order_relaxed);
+    uint64_t max_wait = atomic_load_explicit(&r->hdr->params.max_wait_ns, memory_order_relaxed);
     char bound[128];
     if (max_wait)
         snprintf(bound, sizeof bound, "it goes at their next gap once held %.0f ms, and once held %.0f ms at "
@@ -222,7 +222,7 @@ static void hold(struct fikit_registration *r, void *stream, uint64_t key, const
     fikit_shm_ring_arbiter(r->shm);
     fikit_fault_point(FIKIT_FAULT_HOLD);
 
-    uint64_t spin = atomic_load_explicit(&r->hdr->spin_ns, memory_order_relaxed);
+    uint64_t spin = atomic_load_explicit(&r->hdr->params.spin_ns, memory_order_relaxed);
     uint64_t queued_in = 0; /* the arbiter's pass that queued us (pass_begun when first seen) */
     /* When to say why it waits: never again once past (a spinning loop
      * would otherwise touch the process-wide flag on every turn). */

@@ -33,6 +33,7 @@ struct trun {
     bool busy;                 /* running a sequence */
     size_t seq, step;
     uint64_t req_arrival, req_start;
+    uint64_t prev_req_end;     /* when its previous request ended; 0: none (fikit_quiet_since) */
     uint32_t req_launches;
     struct fikit_sim_fifo queue; /* arrival times (uint64_t) of waiting requests */
     uint64_t outstanding;
@@ -189,9 +190,13 @@ static void steer(struct sim *m)
  * the client measures (first launch after idle to its last kernel's end). */
 static void note_burst(struct sim *m, size_t i, uint64_t start, uint64_t end)
 {
+    /* As the client asks it (interpose/burst.c), from what fikitd published. */
+    bool switches = atomic_load_explicit(&m->shm->hdr->params.flags, memory_order_relaxed) & FIKIT_SHM_SWITCHES;
+    uint64_t since = fikit_quiet_since(start, m->t[i].prev_req_end, switches);
+    m->t[i].prev_req_end = end;
     enum fikit_budget_action a =
         fikit_budget_set_burst(&m->budgets, (int)i, start, end, m->t[i].req_launches, m->s->sched.max_queued_ns,
-                               fikit_shm_quiet_since(m->shm->com, m->t[i].spec->level, start));
+                               fikit_shm_quiet_since(m->shm->com, m->t[i].spec->level, since));
     if (a == FIKIT_BUDGET_IGNORED || a == FIKIT_BUDGET_KEEP)
         return;
     if (m->window && !m->stop) {
@@ -549,8 +554,11 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
         goto out;
     }
     if (s->fikit) {
-        fikit_sched_init(&m->sched, &s->sched);
-        fikit_shm_set_params(m->shm->hdr, &s->sched, 0);
+        /* As fikit_config_sched_params says of the substrate. */
+        struct fikit_sched_params p = s->sched;
+        p.switches_contexts = s->substrate == FIKIT_SIM_TIMESLICE;
+        fikit_sched_init(&m->sched, &p);
+        fikit_shm_publish_params(&m->shm->hdr->params, &p, 0);
         uint32_t levels = 0;
         for (size_t i = 0; i < ntasks; i++)
             levels |= 1u << tasks[i].level;

@@ -20,7 +20,7 @@ int main(void)
     HDR(level_mask);
     HDR(slot_mask);
     HDR(trace_on);
-    HDR(policy);
+    HDR(params.policy);
     HDR(owner);
     OWNER(state);
     OWNER(level);

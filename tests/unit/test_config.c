@@ -58,6 +58,12 @@ Test(config, defaults)
     cr_assert_eq(p.substrate_cost_ns, 250000, "the H200 time-slice switch");
     fikit_config_sched_params(&c, 42000, &p);
     cr_assert_eq(p.substrate_cost_ns, 42000, "a calibrated cost wins over the default");
+    cr_assert(p.switches_contexts, "time-slicing switches contexts");
+    c.substrate = FIKIT_SUBSTRATE_MPS;
+    fikit_config_sched_params(&c, -1, &p);
+    cr_assert_not(p.switches_contexts, "MPS does not");
+    c.substrate = FIKIT_SUBSTRATE_TIMESLICE;
+    fikit_config_sched_params(&c, -1, &p);
     cr_assert_eq(p.starve_after_ns, 2000000);
     cr_assert_float_eq(p.gap_confidence, 0.3, 1e-12);
     cr_assert_eq(p.max_queued_ns, 100000);

@@ -40,13 +40,13 @@ static void segment(int level)
     cr_assert_eq(fikit_shm_local(&shm), 0);
     struct fikit_shm_header *h = shm->hdr;
     atomic_store(&h->daemon_state, FIKIT_DAEMON_RUNNING);
-    atomic_store(&h->policy, FIKIT_POLICY_FILL);
-    atomic_store(&h->idle_learned, 0);
-    atomic_store(&h->idle_after_ns, 10000 * MS);
-    atomic_store(&h->gap_confidence_ppm, 500000);
-    atomic_store(&h->fill_overhead_ns, 20 * US);
-    atomic_store(&h->max_queued_ns, 0);
-    atomic_store(&h->spin_ns, 0);
+    atomic_store(&h->params.policy, FIKIT_POLICY_FILL);
+    atomic_store(&h->params.flags, 0);
+    atomic_store(&h->params.idle_after_ns, 10000 * MS);
+    atomic_store(&h->params.gap_confidence_ppm, 500000);
+    atomic_store(&h->params.fill_overhead_ns, 20 * US);
+    atomic_store(&h->params.max_queued_ns, 0);
+    atomic_store(&h->params.spin_ns, 0);
     int mine = level == 0 ? 0 : 1, other = 1 - mine;
     int other_level = level == 0 ? 9 : 0;
     h->owner[mine].level = level;
@@ -210,7 +210,7 @@ Test(gate, pacing_sleeps_until_its_own_queue_drained, .init = low_level)
 {
     /* No active level above (the service never launched), max_queued 2 ms,
      * and the task's own work queued until 40 ms from now. */
-    atomic_store(&shm->hdr->max_queued_ns, 2 * MS);
+    atomic_store(&shm->hdr->params.max_queued_ns, 2 * MS);
     uint64_t now = fikit_now_ns();
     uint64_t busy = fikit_shm_own_count(&reg.own, now, 40 * MS, NULL);
     cr_assert_eq(busy, now + 40 * MS);

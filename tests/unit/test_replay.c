@@ -154,7 +154,7 @@ static enum fikit_admit_kind gate_decides(uint64_t now, uint64_t batch_dur)
     fikit_sched_params_default(&p);
     p.substrate_cost_ns = 0;
     p.safety_margin_ns = 0;
-    fikit_shm_set_params(shm->hdr, &p, 0);
+    fikit_shm_publish_params(&shm->hdr->params, &p, 0);
     atomic_store(&shm->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
     atomic_store(&shm->hdr->level_mask, (1u << 0) | (1u << 9));
     atomic_store(&shm->hdr->slot_mask, 3ull);

@@ -112,6 +112,14 @@ Test(shm, no_fill_while_fikitd_decides)
     cr_assert_eq(fill_take(now + 55 * US, &r, 0, 60 * US), 75 * US);
 }
 
+/* Whether a burst of a task at level that started at start was quiet, its
+ * previous burst having ended at prev_end, on a substrate that switches
+ * contexts or not: as interpose/burst.c asks it. */
+static bool quiet(const struct fikit_shm_commons *com, int level, uint64_t start, uint64_t prev_end, bool switches)
+{
+    return fikit_shm_quiet_since(com, level, fikit_quiet_since(start, prev_end, switches));
+}
+
 Test(shm, a_burst_is_quiet_while_nothing_below_it_has_work)
 {
     /* Levels 0 (a service), 4 and 9 (jobs): each launch below a level
@@ -121,20 +129,38 @@ Test(shm, a_burst_is_quiet_while_nothing_below_it_has_work)
     static struct fikit_shm_commons com;
     memset(&com, 0, sizeof com);
     uint64_t t = 100 * FIKIT_QUIET_MARGIN_NS;
-    cr_assert(fikit_shm_quiet_since(&com, 0, t), "nothing below has launched");
+    cr_assert(quiet(&com, 0, t, 0, false), "nothing below has launched");
     fikit_shm_note_level_busy(&com, 9, t - 3 * FIKIT_QUIET_MARGIN_NS);
-    cr_assert(fikit_shm_quiet_since(&com, 0, t), "level 9's work ended before the margin");
-    cr_assert_not(fikit_shm_quiet_since(&com, 0, t - 2 * FIKIT_QUIET_MARGIN_NS), "but within it of an earlier burst");
+    cr_assert(quiet(&com, 0, t, 0, false), "level 9's work ended before the margin");
+    cr_assert_not(quiet(&com, 0, t - 2 * FIKIT_QUIET_MARGIN_NS, 0, false), "but within it of an earlier burst");
     fikit_shm_note_level_busy(&com, 9, t - 5 * FIKIT_QUIET_MARGIN_NS);
     cr_assert_eq(atomic_load(&com.level_busy_until_ns[9]), t - 3 * FIKIT_QUIET_MARGIN_NS, "the word only grows");
     fikit_shm_note_level_busy(&com, 4, t + 1);
-    cr_assert_not(fikit_shm_quiet_since(&com, 0, t), "level 4 launched during it");
-    cr_assert_not(fikit_shm_quiet_since(&com, 3, t));
-    cr_assert(fikit_shm_quiet_since(&com, 4, t), "a level is not below itself");
-    cr_assert(fikit_shm_quiet_since(&com, 9, t), "nothing is below the lowest level");
+    cr_assert_not(quiet(&com, 0, t, 0, false), "level 4 launched during it");
+    cr_assert_not(quiet(&com, 3, t, 0, false));
+    cr_assert(quiet(&com, 4, t, 0, false), "a level is not below itself");
+    cr_assert(quiet(&com, 9, t, 0, false), "nothing is below the lowest level");
     fikit_shm_note_level_busy(&com, FIKIT_LEVELS, UINT64_MAX); /* out of range: ignored */
     fikit_shm_note_level_busy(&com, -1, UINT64_MAX);
-    cr_assert(fikit_shm_quiet_since(&com, 4, t));
+    cr_assert(quiet(&com, 4, t, 0, false));
+}
+
+Test(shm, where_contexts_switch_a_burst_is_quiet_only_if_nothing_below_ran_since_the_previous_one)
+{
+    /* The previous burst ended at 50 margins, level 9's work at 90, this
+     * burst began at 100: on MPS that is quiet (ended before the margin);
+     * on time-slicing its first kernel paid the switch back after the job's,
+     * so it is not. */
+    static struct fikit_shm_commons com;
+    memset(&com, 0, sizeof com);
+    uint64_t m = FIKIT_QUIET_MARGIN_NS, t = 100 * m;
+    fikit_shm_note_level_busy(&com, 9, 90 * m);
+    cr_assert(quiet(&com, 0, t, 50 * m, false));
+    cr_assert_not(quiet(&com, 0, t, 50 * m, true));
+    cr_assert(quiet(&com, 0, t, 95 * m, true), "the job ran before the previous burst ended");
+    cr_assert(quiet(&com, 0, t, 0, true), "no previous burst: the margin alone");
+    cr_assert_eq(fikit_quiet_since(t, t - m / 2, true), t - m, "never later than the margin");
+    cr_assert_eq(fikit_quiet_since(m / 2, 0, true), 0, "no wrap at the start of time");
 }
 
 Test(shm, fikitd_bounds_a_forged_fill_word)
