@@ -164,7 +164,7 @@ int fikit_shm_slot_create(struct fikit_shm *shm, int s, uint64_t gen, int *fd_ou
         fikit_shm_slot_drop(shm, s);
         return rc;
     }
-    shm->slots[s]->gen = gen;
+    atomic_store_explicit(&shm->slots[s]->gen, gen, memory_order_relaxed);
     shm->slots[s]->index = (uint32_t)s;
     atomic_store(&shm->mapped[s], gen);
     *fd_out = fd;
@@ -224,7 +224,7 @@ int fikit_shm_map_slot(struct fikit_shm *shm, int s, uint64_t gen, int fd, bool 
     int rc = map_slot_at(shm, s, fd, writable);
     if (rc)
         return rc;
-    if (__atomic_load_n(&shm->slots[s]->gen, __ATOMIC_RELAXED) != gen)
+    if (atomic_load_explicit(&shm->slots[s]->gen, memory_order_relaxed) != gen)
         return -EPROTO;
     atomic_store(&shm->mapped[s], gen);
     return 0;
@@ -246,7 +246,7 @@ int fikit_shm_local(struct fikit_shm **out)
     init_header(shm->hdr, "local", "local", 1);
     place_slots(shm);
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
-        shm->slots[s]->gen = (uint64_t)s + 1;
+        atomic_store_explicit(&shm->slots[s]->gen, (uint64_t)s + 1, memory_order_relaxed);
         shm->slots[s]->index = (uint32_t)s;
         atomic_store(&shm->hdr->owner[s].gen, (uint64_t)s + 1);
         atomic_store(&shm->mapped[s], (uint64_t)s + 1);

@@ -98,7 +98,7 @@ struct fikit_shm_launch {
 
 struct fikit_shm_slot {
     /* written by fikitd when it makes the memfd: whose it is */
-    _Alignas(64) uint64_t gen;
+    _Alignas(64) _Atomic uint64_t gen;
     uint32_t index;
 
     /* written by the client */
@@ -271,8 +271,8 @@ struct fikit_shm_own {
     _Atomic uint32_t lock;  /* between the task's own threads, as pub_lock was */
     uint64_t seq;           /* the seqlock number it last wrote */
     uint64_t launches;
-    uint64_t busy_until_ns; /* read by the task's pacing: relaxed atomics */
-    uint64_t published_ns;  /* when it last wrote the slot (relaxed atomics) */
+    _Atomic uint64_t busy_until_ns; /* read by the task's pacing */
+    _Atomic uint64_t published_ns;  /* when it last wrote the slot */
     /* What a launch the runtime refuses takes back (fikit_shm_withdraw_own):
      * the records it published, the last (rec[cur]) and the one before;
      * the count of its updates, a launch's ticket; and what the last update
@@ -341,12 +341,12 @@ static inline bool fikit_shm_quiet_since(const struct fikit_shm_commons *com, in
 #define FIKIT_SHM_UNWATCHED_PUBLISH_NS (1 * FIKIT_NS_PER_MS)
 static inline uint64_t fikit_shm_own_published(const struct fikit_shm_own *own)
 {
-    return __atomic_load_n(&own->published_ns, __ATOMIC_RELAXED);
+    return atomic_load_explicit(&own->published_ns, memory_order_relaxed);
 }
 
 static inline uint64_t fikit_shm_own_busy_until(const struct fikit_shm_own *own)
 {
-    return __atomic_load_n(&own->busy_until_ns, __ATOMIC_RELAXED);
+    return atomic_load_explicit(&own->busy_until_ns, memory_order_relaxed);
 }
 
 /* A consistent copy of a slot's publication; false if it kept changing. */

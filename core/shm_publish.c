@@ -82,7 +82,7 @@ static void write_pub(struct fikit_shm_slot *slot, struct fikit_shm_own *own, co
     copy_launch(&slot->pub, p);
     own->seq += 2;
     atomic_store_explicit(&slot->pub_seq, own->seq, memory_order_release);
-    __atomic_store_n(&own->published_ns, now, __ATOMIC_RELAXED);
+    atomic_store_explicit(&own->published_ns, now, memory_order_relaxed);
 }
 
 uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own *own, uint64_t now,
@@ -95,20 +95,20 @@ uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own
     *p = (struct fikit_shm_launch){
         .launches = ++own->launches,
         .last_launch_ns = now,
-        .busy_until_ns = fikit_busy_until(own->busy_until_ns, now, dur_ns),
+        .busy_until_ns = fikit_busy_until(fikit_shm_own_busy_until(own), now, dur_ns),
         .last_key = key,
         .idle_after_ns = idle_after_ns,
         .gap = *gap,
     };
     own->cur ^= 1;
-    own->prev_busy_until_ns = own->busy_until_ns;
+    own->prev_busy_until_ns = fikit_shm_own_busy_until(own);
     own->last_published = true;
     if (ticket)
         *ticket = ++own->updates;
     else
         ++own->updates;
     uint64_t busy = p->busy_until_ns; /* p is another thread's to rewrite once unlocked */
-    __atomic_store_n(&own->busy_until_ns, busy, __ATOMIC_RELAXED);
+    atomic_store_explicit(&own->busy_until_ns, busy, memory_order_relaxed);
     write_pub(slot, own, p, now);
     own_unlock(own);
     return busy;
@@ -118,14 +118,14 @@ uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t d
 {
     own_lock(own);
     own->launches++;
-    own->prev_busy_until_ns = own->busy_until_ns;
+    own->prev_busy_until_ns = fikit_shm_own_busy_until(own);
     own->last_published = false;
     if (ticket)
         *ticket = ++own->updates;
     else
         ++own->updates;
-    uint64_t busy = fikit_busy_until(own->busy_until_ns, now, dur_ns);
-    __atomic_store_n(&own->busy_until_ns, busy, __ATOMIC_RELAXED);
+    uint64_t busy = fikit_busy_until(fikit_shm_own_busy_until(own), now, dur_ns);
+    atomic_store_explicit(&own->busy_until_ns, busy, memory_order_relaxed);
     own_unlock(own);
     return busy;
 }
@@ -133,8 +133,8 @@ uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t d
 void fikit_shm_own_drained(struct fikit_shm_own *own, uint64_t now)
 {
     own_lock(own);
-    if (own->busy_until_ns > now)
-        __atomic_store_n(&own->busy_until_ns, now, __ATOMIC_RELAXED);
+    if (fikit_shm_own_busy_until(own) > now)
+        atomic_store_explicit(&own->busy_until_ns, now, memory_order_relaxed);
     own_unlock(own);
 }
 
@@ -148,7 +148,7 @@ bool fikit_shm_withdraw_own(struct fikit_shm_slot *slot, struct fikit_shm_own *o
     }
     own->updates++; /* taken back once */
     own->launches--;
-    __atomic_store_n(&own->busy_until_ns, own->prev_busy_until_ns, __ATOMIC_RELAXED);
+    atomic_store_explicit(&own->busy_until_ns, own->prev_busy_until_ns, memory_order_relaxed);
     if (own->last_published) {
         /* The record before it, with the count and the work as they are now. */
         own->cur ^= 1;

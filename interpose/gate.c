@@ -186,7 +186,7 @@ static bool slot_gone(const struct fikit_registration *r)
 {
     const struct fikit_shm_owner *o = &r->hdr->owner[r->slot_index];
     return atomic_load(&o->state) != FIKIT_SLOT_ACTIVE ||
-           atomic_load(&o->gen) != __atomic_load_n(&r->slot->gen, __ATOMIC_RELAXED);
+           atomic_load(&o->gen) != atomic_load_explicit(&r->slot->gen, memory_order_relaxed);
 }
 
 /* Posts the launch into a waiter of our slot and sleeps until fikitd grants
