@@ -90,18 +90,19 @@ uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own
                                uint64_t idle_after_ns, uint64_t *ticket)
 {
     own_lock(own);
+    uint64_t before = fikit_shm_own_busy_until(own); /* only this thread writes it, under the lock */
     /* Built in the other of the two records: the last stays for a withdrawal. */
     struct fikit_shm_launch *p = &own->rec[own->cur ^ 1];
     *p = (struct fikit_shm_launch){
         .launches = ++own->launches,
         .last_launch_ns = now,
-        .busy_until_ns = fikit_busy_until(fikit_shm_own_busy_until(own), now, dur_ns),
+        .busy_until_ns = fikit_busy_until(before, now, dur_ns),
         .last_key = key,
         .idle_after_ns = idle_after_ns,
         .gap = *gap,
     };
     own->cur ^= 1;
-    own->prev_busy_until_ns = fikit_shm_own_busy_until(own);
+    own->prev_busy_until_ns = before;
     own->last_published = true;
     if (ticket)
         *ticket = ++own->updates;
@@ -117,14 +118,15 @@ uint64_t fikit_shm_publish_own(struct fikit_shm_slot *slot, struct fikit_shm_own
 uint64_t fikit_shm_own_count(struct fikit_shm_own *own, uint64_t now, uint64_t dur_ns, uint64_t *ticket)
 {
     own_lock(own);
+    uint64_t before = fikit_shm_own_busy_until(own); /* only this thread writes it, under the lock */
     own->launches++;
-    own->prev_busy_until_ns = fikit_shm_own_busy_until(own);
+    own->prev_busy_until_ns = before;
     own->last_published = false;
     if (ticket)
         *ticket = ++own->updates;
     else
         ++own->updates;
-    uint64_t busy = fikit_busy_until(fikit_shm_own_busy_until(own), now, dur_ns);
+    uint64_t busy = fikit_busy_until(before, now, dur_ns);
     atomic_store_explicit(&own->busy_until_ns, busy, memory_order_relaxed);
     own_unlock(own);
     return busy;
