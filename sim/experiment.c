@@ -188,6 +188,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     loop.profile = &lprof;
     svc.budget = x->budget;
     svc.budget_ref = &ref;
+    svc.budget_step = x->budget_step;
     for (int mode = 0; mode < FIKIT_SIM_MODES; mode++) {
         if (!(x->modes & (1u << mode)))
             continue;

@@ -49,6 +49,9 @@ struct fikit_sim_experiment {
      * --measure would); 0: none.
      * sm_shares: fikit_sim_setup.sm_shares. */
     double budget;
+    /* 1..FIKIT_BUDGET_STEPS: the budget's steps fixed at budget_step - 1
+     * (fikit_sim_task.budget_step); 0: the controller decides. */
+    int budget_step;
     bool sm_shares;
     /* The service's kernels take this many times as long in every run
      * after its reference's (0: 1): a pace that moved since its profile. */

@@ -190,6 +190,8 @@ static void steer(struct sim *m)
  * the client measures (first launch after idle to its last kernel's end). */
 static void note_burst(struct sim *m, size_t i, uint64_t start, uint64_t end)
 {
+    if (m->t[i].spec->budget_step > 0)
+        return; /* pinned: a fixed setting */
     /* As the client asks it (interpose/burst.c), from what fikitd published. */
     bool switches = atomic_load_explicit(&m->shm->hdr->params.flags, memory_order_relaxed) & FIKIT_SHM_SWITCHES;
     uint64_t since = fikit_quiet_since(start, m->t[i].prev_req_end, switches);
@@ -514,6 +516,11 @@ static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec
             t->idle_after_ns = fikit_measure_idle_gap(spec->profile);
         }
         fikit_budget_set_add(&m->budgets, (int)i, spec->level, spec->beside, spec->budget, spec->budget_ref);
+        if (spec->budget_step > 0) {
+            /* A fixed setting: pinned, within the ladder its lower tasks reach. */
+            struct fikit_budget *b = &m->budgets.b[i];
+            b->step = spec->budget_step - 1 < b->top ? spec->budget_step - 1 : b->top;
+        }
         struct fikit_shm_owner *o = &m->shm->hdr->owner[i];
         o->level = spec->level;
         o->pid = (int32_t)i + 1;

@@ -42,6 +42,10 @@ struct fikit_sim_task {
      * below it, as fikitd's does. 0: none. */
     double budget;
     const struct fikit_budget_ref *budget_ref;
+    /* 1..FIKIT_BUDGET_STEPS: the controller pinned at step budget_step - 1,
+     * never cutting or climbing (a fixed setting, to compare it with);
+     * 0: it decides. */
+    int budget_step;
     double pace;               /* its kernels take this many times as long; 0: 1 */
 };
 

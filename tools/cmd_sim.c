@@ -59,6 +59,10 @@ static void usage(FILE *f)
             "                         run time (with mps_lower_cap = launches in fikit.ini the\n"
             "                         share is kept per launch instead, as fikit does on a GPU:\n"
             "                         while the service is active, the whole device otherwise)\n"
+            "      --budget-step N    the budget's knobs fixed at step N of its ladder (0: the job\n"
+            "                         waits while the service is active .. 13: beside, the whole\n"
+            "                         device at rest; a job in gaps stops at 6): a fixed setting\n"
+            "                         to hold the controller against (core/budget.h)\n"
             "      --service-pace F   the service's kernels take F times as long in every run after\n"
             "                         the one its budget's reference comes from (0.5..2, default\n"
             "                         1): a service whose pace moved since its profile, as on an\n"
@@ -232,12 +236,12 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 int fikit_cmd_sim(int argc, char **argv)
 {
     enum { OPT_SERVICE = 256, OPT_LOOP, OPT_SEED, OPT_JSON, OPT_PCT, OPT_PRIO, OPT_TRACE, OPT_TRACE_MS,
-           OPT_BUDGET, OPT_SM_SHARES, OPT_SERVICE_PACE };
+           OPT_BUDGET, OPT_SM_SHARES, OPT_SERVICE_PACE, OPT_BUDGET_STEP };
     const char *config = NULL, *pair = "resnet50", *service = NULL, *loop = NULL, *device = "h200",
                *substrate = "both", *modes = NULL, *json_path = NULL, *trace_path = NULL;
     const char *load_arg = NULL, *requests_arg = NULL, *warmup_arg = NULL, *seed_arg = NULL,
                *pct_arg = NULL, *trace_ms_arg = NULL, *budget_arg = NULL,
-               *pace_arg = NULL;
+               *pace_arg = NULL, *step_arg = NULL;
     bool quiet = false, mps_prio = false, sm_shares = false;
     const struct fikit_tool_opt opts[] = {
         FIKIT_OPT("config", 'c', &config), FIKIT_OPT("pair", 'p', &pair),
@@ -251,6 +255,7 @@ int fikit_cmd_sim(int argc, char **argv)
         FIKIT_OPT("trace", OPT_TRACE, &trace_path), FIKIT_OPT("trace-ms", OPT_TRACE_MS, &trace_ms_arg),
         FIKIT_OPT("budget", OPT_BUDGET, &budget_arg), FIKIT_FLAG("sm-shares", OPT_SM_SHARES, &sm_shares),
         FIKIT_OPT("service-pace", OPT_SERVICE_PACE, &pace_arg),
+        FIKIT_OPT("budget-step", OPT_BUDGET_STEP, &step_arg),
         {0}};
     int first = fikit_tool_options(argc, argv, opts, usage);
     double load = 0.5;
@@ -348,6 +353,20 @@ int fikit_cmd_sim(int argc, char **argv)
             return 2;
         }
     }
+    int budget_step = 0; /* fikit_sim_experiment.budget_step: 0, the controller decides */
+    if (step_arg) {
+        char *end;
+        long st = strtol(step_arg, &end, 10);
+        if (!*step_arg || *end || st < 0 || st >= FIKIT_BUDGET_STEPS) {
+            fprintf(stderr, "fikit sim: --budget-step: '%s': accepted: 0..%d\n", step_arg, FIKIT_BUDGET_STEPS - 1);
+            return 2;
+        }
+        if (budget == 0) {
+            fprintf(stderr, "fikit sim: --budget-step needs a budget (--budget 0 turns it off)\n");
+            return 2;
+        }
+        budget_step = (int)st + 1;
+    }
     double service_pace = 1.0;
     if (pace_arg) {
         char *end;
@@ -365,6 +384,7 @@ int fikit_cmd_sim(int argc, char **argv)
     struct fikit_sim_experiment x = {.dev = &dev, .load = load, .requests = requests, .warmup = warmup,
                                      .seed = seed, .modes = mode_mask, .beside_thread_pct = (uint32_t)pct,
                                      .fikit_mps_priority = mps_prio, .budget = budget,
+                                     .budget_step = budget_step,
                                      .sm_shares = sm_shares, .service_pace = service_pace,
                                      .poll_ns = cfg.poll_ns, .pickup_ns = 5000, .wake_ns = 4000};
     /* The switch cost fikitd would take from `fikit calibrate` on this

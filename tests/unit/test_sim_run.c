@@ -155,6 +155,30 @@ Test(sim_run, a_confined_job_has_the_whole_device_while_the_service_is_idle)
                   a->p99_ratio.v);
 }
 
+Test(sim_run, a_pinned_budget_step_is_a_fixed_setting_the_controller_never_moves)
+{
+    /* With a budget the service's controller steers the job; pinned at
+     * step 0 the job waits while the service is active and gets less done
+     * than pinned at the top of its ladder (gaps, step 6), and neither ever
+     * cuts or climbs. */
+    struct fikit_sim_experiment x;
+    experiment(&x, FIKIT_POLICY_FILL);
+    x.modes = 1u << FIKIT_SIM_MODE_FIKIT_TS;
+    x.budget = 1.01; /* one the controller would cut for */
+    struct fikit_sim_report lo, hi;
+    struct fikit_err err;
+    x.budget_step = 1; /* step 0 */
+    cr_assert_eq(fikit_sim_experiment_run(&x, &lo, NULL, NULL, &err), 0, "%s", err.msg);
+    x.budget_step = FIKIT_BUDGET_STEPS; /* the top: clamped to a gaps task's, 6 */
+    cr_assert_eq(fikit_sim_experiment_run(&x, &hi, NULL, NULL, &err), 0, "%s", err.msg);
+    const struct fikit_sim_row *a = &lo.row[FIKIT_SIM_MODE_FIKIT_TS], *b = &hi.row[FIKIT_SIM_MODE_FIKIT_TS];
+    cr_assert(a->budgeted && b->budgeted);
+    cr_assert_eq(a->budget_step, 0);
+    cr_assert_eq(b->budget_step, FIKIT_BUDGET_GAPS_TOP);
+    cr_assert_eq(a->budget_cuts + a->budget_climbs + b->budget_cuts + b->budget_climbs, 0);
+    cr_assert_lt(a->loop_ratio, b->loop_ratio, "step 0: %.3f, step 6: %.3f", a->loop_ratio, b->loop_ratio);
+}
+
 Test(sim_run, a_quantile_lies_inside_its_interval)
 {
     uint64_t v[1000];
