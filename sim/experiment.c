@@ -51,18 +51,27 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* A service's p50 and p99, with their intervals. -ENOMEM, or 0. */
-static int latency_quantiles(const struct fikit_sim_task_result *t, struct fikit_sim_q *p50,
-                             struct fikit_sim_q *p99)
+static int quantiles(const uint64_t *ns, size_t n, struct fikit_sim_q *p50, struct fikit_sim_q *p99)
 {
-    uint64_t *v = malloc((t->nlatency ? t->nlatency : 1) * sizeof *v);
+    uint64_t *v = malloc((n ? n : 1) * sizeof *v);
     if (!v)
         return -ENOMEM;
-    memcpy(v, t->latency_ns, t->nlatency * sizeof *v);
-    qsort(v, t->nlatency, sizeof *v, cmp_u64);
-    *p50 = fikit_sim_quantile(v, t->nlatency, 0.5);
-    *p99 = fikit_sim_quantile(v, t->nlatency, 0.99);
+    memcpy(v, ns, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_u64);
+    *p50 = fikit_sim_quantile(v, n, 0.5);
+    *p99 = fikit_sim_quantile(v, n, 0.99);
     free(v);
     return 0;
+}
+
+/* A service's requests, from arrival to end, and their bursts alone, from
+ * the first launch to the end (what the budget judges; p99 only). */
+static int latency_quantiles(const struct fikit_sim_task_result *t, struct fikit_sim_q *p50,
+                             struct fikit_sim_q *p99, struct fikit_sim_q *burst_p99)
+{
+    struct fikit_sim_q burst_p50;
+    int rc = quantiles(t->latency_ns, t->nlatency, p50, p99);
+    return rc ? rc : quantiles(t->burst_ns, t->nlatency, &burst_p50, burst_p99);
 }
 
 /* The ratio of two quantiles, its interval from theirs (each independent:
@@ -169,7 +178,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     if ((rc = run_alone(&s, &svc, &sprof, &r, out, err)) != 0)
         goto out;
     uint64_t window = r.window_ns;
-    if (latency_quantiles(&r.task[0], &out->alone_p50, &out->alone_p99)) {
+    if (latency_quantiles(&r.task[0], &out->alone_p50, &out->alone_p99, &out->alone_burst_p99)) {
         rc = fikit_err_set(err, -ENOMEM, "out of memory");
         goto out;
     }
@@ -239,13 +248,14 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         }
         out->events += r.events;
         struct fikit_sim_row *row = &out->row[mode];
-        if (latency_quantiles(&r.task[0], &row->p50, &row->p99)) {
+        if (latency_quantiles(&r.task[0], &row->p50, &row->p99, &row->burst_p99)) {
             rc = fikit_err_set(err, -ENOMEM, "out of memory");
             goto out;
         }
         row->done = true;
         row->p50_ratio = ratio(row->p50, out->alone_p50);
         row->p99_ratio = ratio(row->p99, out->alone_p99);
+        row->burst_p99_ratio = ratio(row->burst_p99, out->alone_burst_p99);
         row->loop_per_s = ntasks > 1 && r.window_ns ? (double)r.task[1].sequences * 1e9 / (double)r.window_ns : 0;
         row->loop_ratio = out->loop_alone_per_s > 0 ? row->loop_per_s / out->loop_alone_per_s : 0;
         row->holds = r.task[1].holds;

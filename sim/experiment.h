@@ -69,6 +69,9 @@ struct fikit_sim_row {
     bool done;
     struct fikit_sim_q p50, p99;              /* ms */
     struct fikit_sim_q p50_ratio, p99_ratio;  /* against alone */
+    /* The p99 of its bursts (first launch to end, no queueing: what the
+     * budget judges), ms and against alone. */
+    struct fikit_sim_q burst_p99, burst_p99_ratio;
     double loop_per_s, loop_ratio;            /* sequences per second, against alone */
     uint64_t holds, grants, fills, paces;     /* the loop's */
     double held_ms;                           /* the loop's mean hold */
@@ -84,7 +87,7 @@ struct fikit_sim_row {
 struct fikit_sim_report {
     double capacity_rps;      /* the service back to back, requests per second */
     double rate_rps;          /* the Poisson rate used */
-    struct fikit_sim_q alone_p50, alone_p99;
+    struct fikit_sim_q alone_p50, alone_p99, alone_burst_p99;
     uint32_t burst_sizes;     /* the sizes of request (launches) the budget's reference holds */
     double loop_alone_per_s;
     struct fikit_sim_row row[FIKIT_SIM_MODES];

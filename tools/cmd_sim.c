@@ -204,6 +204,8 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
         print_q(json, "p50_x", w->p50_ratio);
         fprintf(json, ", ");
         print_q(json, "p99_x", w->p99_ratio);
+        fprintf(json, ", ");
+        print_q(json, "burst_p99_x", w->burst_p99_ratio);
         fprintf(json, ", \"loop_per_s\": %.4f, \"loop_x\": %.4f, \"holds\": %llu, \"grants\": %llu, "
                       "\"fills\": %llu, \"paces\": %llu, \"held_ms\": %.4f, \"switches\": %llu",
                 w->loop_per_s, w->loop_ratio, (unsigned long long)w->holds, (unsigned long long)w->grants,
