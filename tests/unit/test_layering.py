@@ -1,38 +1,17 @@
 """scripts/check-layering: this tree passes it, and it finds each kind of fault
 in a scratch tree made to have it (an include up a layer, one between siblings,
 headers in a cycle, two modules whose .c files include each other's header)."""
-import atexit
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
-SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CHECK = os.path.join(SRC, "scripts", "check-layering")
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from source_check import SRC, check, tree  # noqa: E402
+from source_check import run as run_check  # noqa: E402
 
 
 def run(root):
-    r = subprocess.run([sys.executable, CHECK, "--root", root], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True)
-    return r.returncode, r.stdout
-
-
-def check(cond, msg, out=""):
-    if not cond:
-        print(f"FAIL: {msg}\n{out}")
-        sys.exit(1)
-    print(f"ok: {msg}")
-
-
-def tree(files):
-    root = tempfile.mkdtemp(prefix="fikit-layering-")
-    atexit.register(shutil.rmtree, root, True)
-    for path, text in files.items():
-        os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
-        with open(os.path.join(root, path), "w") as f:
-            f.write(text)
-    return root
+    return run_check("check-layering", root)
 
 
 rc, out = run(SRC)
