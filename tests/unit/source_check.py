@@ -10,8 +10,12 @@ import tempfile
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def checker(script):
+    """A function of a tree's root: (exit status, output) of scripts/SCRIPT --root ROOT."""
+    return lambda root: run(script, root)
+
+
 def run(script, root):
-    """(exit status, output) of scripts/SCRIPT --root ROOT."""
     r = subprocess.run([sys.executable, os.path.join(SRC, "scripts", script), "--root", root],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return r.returncode, r.stdout

@@ -6,12 +6,9 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from source_check import SRC, check, tree  # noqa: E402
-from source_check import run as run_check  # noqa: E402
+from source_check import SRC, check, checker, tree  # noqa: E402
 
-
-def run(root):
-    return run_check("check-layering", root)
+run = checker("check-layering")
 
 
 rc, out = run(SRC)
