@@ -177,6 +177,11 @@ Test(sim_run, a_pinned_budget_step_is_a_fixed_setting_the_controller_never_moves
     cr_assert_eq(b->budget_step, FIKIT_BUDGET_GAPS_TOP);
     cr_assert_eq(a->budget_cuts + a->budget_climbs + b->budget_cuts + b->budget_climbs, 0);
     cr_assert_lt(a->loop_ratio, b->loop_ratio, "step 0: %.3f, step 6: %.3f", a->loop_ratio, b->loop_ratio);
+    /* What the budget judges, the bursts' p99 (no queueing), is measured
+     * too, and is shorter where the job waits. */
+    cr_assert_gt(a->burst_p99_ratio.v, 0);
+    cr_assert_lt(a->burst_p99_ratio.v, b->burst_p99_ratio.v, "bursts' p99 step 0: %.3f, step 6: %.3f",
+                 a->burst_p99_ratio.v, b->burst_p99_ratio.v);
 }
 
 Test(sim_run, a_quantile_lies_inside_its_interval)
