@@ -516,11 +516,6 @@ static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec
             t->idle_after_ns = fikit_measure_idle_gap(spec->profile);
         }
         fikit_budget_set_add(&m->budgets, (int)i, spec->level, spec->beside, spec->budget, spec->budget_ref);
-        if (spec->budget_step > 0) {
-            /* A fixed setting: pinned, within the ladder its lower tasks reach. */
-            struct fikit_budget *b = &m->budgets.b[i];
-            b->step = spec->budget_step - 1 < b->top ? spec->budget_step - 1 : b->top;
-        }
         struct fikit_shm_owner *o = &m->shm->hdr->owner[i];
         o->level = spec->level;
         o->pid = (int32_t)i + 1;
@@ -590,8 +585,16 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
         if ((rc = setup_task(m, i, &tasks[i], err)) != 0)
             goto out;
     }
-    if (s->fikit)
+    if (s->fikit) {
+        /* A fixed setting: pinned, within the ladder its lower tasks reach
+         * (known once every task is added: a beside task below raises it). */
+        for (size_t i = 0; i < ntasks; i++) {
+            struct fikit_budget *b = &m->budgets.b[i];
+            if (tasks[i].budget_step > 0 && (m->budgets.steered & (1ull << i)))
+                b->step = tasks[i].budget_step - 1 < b->top ? tasks[i].budget_step - 1 : b->top;
+        }
         steer(m);
+    }
     if (m->service < 0 && !s->loop_ns) {
         rc = fikit_err_set(err, -EINVAL, "no service and no run length: nothing would end the run");
         goto out;
