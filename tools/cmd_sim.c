@@ -357,12 +357,9 @@ int fikit_cmd_sim(int argc, char **argv)
     }
     int budget_step = 0; /* fikit_sim_experiment.budget_step: 0, the controller decides */
     if (step_arg) {
-        char *end;
-        long st = strtol(step_arg, &end, 10);
-        if (!*step_arg || *end || st < 0 || st >= FIKIT_BUDGET_STEPS) {
-            fprintf(stderr, "fikit sim: --budget-step: '%s': accepted: 0..%d\n", step_arg, FIKIT_BUDGET_STEPS - 1);
+        uint64_t st;
+        if (parse_u64("--budget-step", step_arg, 0, FIKIT_BUDGET_STEPS - 1, &st))
             return 2;
-        }
         if (budget == 0) {
             fprintf(stderr, "fikit sim: --budget-step needs a budget (--budget 0 turns it off)\n");
             return 2;
