@@ -30,6 +30,12 @@ uint64_t fikit_spin_auto_ns(long online_cpus, bool device_on_host);
  * often. */
 #define FIKIT_ARBITER_TRACE_DRAIN_NS (10 * FIKIT_NS_PER_MS)
 
+/* The models' pass (fikit sim, fikit replay): a pass of the arbiter takes
+ * fikitd about a microsecond (fikit status: pass), so the next comes no
+ * sooner. Without it a model's fikitd, deciding in no time, would chase the
+ * fill word that its own unlock moved on (fikit_shm_fill_unlock). */
+#define FIKIT_MODEL_PASS_NS FIKIT_NS_PER_US
+
 enum fikit_arbiter_wait {
     FIKIT_ARBITER_AGAIN = 0, /* pass again at once */
     FIKIT_ARBITER_SPIN,      /* spin until .until_ns (or a client rings) */

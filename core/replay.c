@@ -3,6 +3,7 @@
 #include "core/admit.h"
 #include "core/kernel_id.h"
 #include "core/measure.h"
+#include "core/arbiter.h"
 #include "core/shm.h"
 
 #include <errno.h>
@@ -88,7 +89,7 @@ struct rtask {
     bool blocked;     /* waiting for a grant */
     uint64_t prev_key;
     uint64_t busy_until; /* as the client predicts it */
-    uint64_t launches;   /* as the client publishes it */
+    uint64_t seen;        /* the seqlock number of its record fikitd last took */
     uint64_t paced_since; /* paced or looking again since then; 0: not */
     uint64_t held_at;     /* when its held launch was posted */
     struct fikit_measure_store store;
@@ -189,50 +190,56 @@ static uint64_t predicted_dur(const struct rtask *t, uint64_t key)
     return ks ? fikit_stat_quantile(&ks->duration, 0.9) : 0;
 }
 
-/* The launch is on the device: the client publishes its record, and
- * fikitd takes it into the scheduler (fikit_sched_note_record), as in a
- * program. */
-static void note(struct fikit_sched *s, struct rtask *t, int ti, uint64_t key, uint64_t now)
+/* The launch is on the device: the client publishes its record into its
+ * slot, and fikitd takes it into the scheduler (fikit_shm_take_record), as
+ * in a program and in fikit sim. */
+static void note(struct fikit_shm *seg, struct fikit_sched *s, struct rtask *t, int ti, uint64_t key,
+                 uint64_t now)
 {
-    t->busy_until = fikit_busy_until(t->busy_until, now, predicted_dur(t, key));
-    struct fikit_launch_record r = {.launches = ++t->launches, .last_launch_ns = now,
-                                    .busy_until_ns = t->busy_until,
-                                    .idle_after_ns = fikit_measure_max_gap(&t->store)};
-    fikit_gap_pred_from_stat(&r.gap, NULL);
+    struct fikit_gap_pred gap;
+    fikit_gap_pred_from_stat(&gap, NULL);
     const struct fikit_gap_stats *gs = fikit_measure_gap(&t->store, t->prev_key, key);
     if (gs)
-        fikit_gap_pred_from_stat(&r.gap, &gs->gap);
-    (void)fikit_sched_note_record(s, (uint32_t)ti, now, &r);
+        fikit_gap_pred_from_stat(&gap, &gs->gap);
+    t->busy_until = fikit_shm_publish_launch(seg->slots[ti], now, predicted_dur(t, key), key, &gap,
+                                             fikit_measure_max_gap(&t->store));
+    (void)fikit_shm_take_record(seg->slots[ti], s, (uint32_t)ti, now, &t->seen);
     t->prev_key = key;
 }
 
-/* What a client of priority level would read of its segment: the
- * parameters as fikitd publishes them (pub), the scheduler's own copy of
- * the tasks' records standing in for the slots. */
-static void view_of(const struct fikit_sched *s, const struct fikit_shm_params *pub, uint64_t fill_until,
-                    int level, uint64_t own_busy, struct fikit_view *v, struct fikit_admit_task *vt)
+static double us(uint64_t ns);
+
+/* fikitd's grants, as its arbiter applies them: each held launch goes on
+ * the device and its task issues on. */
+struct replay_run {
+    struct fikit_shm *seg;
+    struct fikit_sched *s;
+    struct rtask *tasks;
+    struct fikit_replay_launch *l;
+    struct device *dev;
+    FILE *log;
+    uint64_t now;
+};
+
+static void apply_grants(void *user, const struct fikit_grant *grants, size_t ng)
 {
-    memset(v, 0, sizeof *v);
-    v->running = true;
-    v->policy = s->p.policy;
-    v->level = level;
-    fikit_view_take_params(v, pub);
-    v->queued = (uint32_t)s->nreq;
-    v->fill_until_ns = fill_until;
-    v->granted_until_ns = fikit_sched_granted_until(s);
-    v->own_busy_until_ns = own_busy;
-    v->tasks = vt;
-    for (size_t i = 0; i < FIKIT_MAX_TASKS; i++) {
-        const struct fikit_task_state *t = &s->tasks[i];
-        if (!t->used)
-            continue;
-        v->level_mask |= 1u << t->level;
-        if (t->level >= level)
-            continue;
-        vt[v->ntasks++] = (struct fikit_admit_task){.level = t->level, .launches = t->launches,
-                                                    .last_launch_ns = t->last_launch_ns,
-                                                    .busy_until_ns = t->busy_until_ns,
-                                                    .idle_after_ns = t->idle_after_ns, .gap = t->gap};
+    struct replay_run *x = user;
+    uint64_t now = x->now;
+    for (size_t g = 0; g < ng; g++) {
+        struct rtask *T = &x->tasks[grants[g].task_id];
+        struct fikit_replay_launch *L = &x->l[T->idx[grants[g].ticket]];
+        submit(x->dev, L, (int)grants[g].task_id, now);
+        L->how = FIKIT_REPLAY_GRANTED;
+        L->reason = grants[g].reason;
+        note(x->seg, x->s, T, (int)grants[g].task_id, grants[g].key, now);
+        T->shift += now - T->held_at;
+        T->blocked = false;
+        T->next++;
+        if (x->log)
+            fprintf(x->log, "%12.1f %-10s %-16s grant %s (predicted %.1f us, room %.1f us, "
+                            "held %.1f us)\n",
+                    us(now), T->name, L->kernel, fikit_grant_reason_name(grants[g].reason),
+                    us(grants[g].dur_ns), us(grants[g].room_ns), us(now - L->issue_ns));
     }
 }
 
@@ -243,20 +250,27 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
 {
     struct rtask *tasks = calloc(FIKIT_MAX_TASKS, sizeof *tasks);
     struct fikit_sched *s = malloc(sizeof *s);
+    struct fikit_shm *seg = NULL;
     size_t nt = 0;
     int rc = 0;
-    if (!tasks || !s) {
+    if (!tasks || !s || fikit_shm_local(&seg) != 0) {
         rc = fikit_err_set(err, -ENOMEM, "out of memory");
         goto out;
     }
     if ((rc = build_tasks(l, n, tasks, &nt, err)))
         goto out;
+    if (nt > FIKIT_SHM_SLOTS) {
+        rc = fikit_err_set(err, -EINVAL, "%zu tasks: a device has %d slots", nt, FIKIT_SHM_SLOTS);
+        goto out;
+    }
+    /* The segment as fikitd publishes it, task t in slot t: the clients'
+     * view comes from it, as in a program and in fikit sim. */
     fikit_sched_init(s, p);
-    struct fikit_shm_params pub;
-    fikit_shm_publish_params(&pub, p, 0);
+    fikit_shm_publish_params(&seg->hdr->params, p, 0);
     for (size_t t = 0; t < nt; t++) {
         measure_alone(&tasks[t], l);
-        fikit_sched_add_task(s, (uint32_t)t, 0, tasks[t].name, tasks[t].priority);
+        fikit_sched_add_task(s, (uint32_t)t, (int32_t)t + 1, tasks[t].name, tasks[t].priority);
+        fikit_shm_local_register(seg, (int)t, tasks[t].priority);
     }
     if (log)
         fprintf(log, "# policy %s, substrate cost %.1f us, safety margin %.1f us, gap confidence %.2f\n"
@@ -265,8 +279,8 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
                 p->gap_confidence);
 
     struct device dev = {.free_at = 0, .last_task = -1, .switch_cost = p->substrate_cost_ns};
-    uint64_t now = 0, wake = UINT64_MAX, fill_until = 0; /* the segment's fill_until_ns */
-    struct fikit_grant grants[64];
+    uint64_t now = 0, wake = UINT64_MAX;
+    struct replay_run x = {.seg = seg, .s = s, .tasks = tasks, .l = l, .dev = &dev, .log = log};
     for (;;) {
         /* The next event: a task issuing its next launch, or a scheduler wake. */
         uint64_t next = wake;
@@ -291,10 +305,11 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
             if (!T->paced_since)
                 L->issue_ns = now;
             uint64_t dur = predicted_dur(T, key);
-            struct fikit_admit_task vt[FIKIT_MAX_TASKS];
+            struct fikit_admit_task vt[FIKIT_SHM_SLOTS];
             struct fikit_view v;
             struct fikit_admit a;
-            view_of(s, &pub, fill_until, T->priority, T->busy_until, &v, vt);
+            fikit_shm_view(seg, who, T->priority, false, &v, vt, NULL);
+            v.own_busy_until_ns = T->busy_until; /* its own queue as it knows it (interpose/gate.c) */
             fikit_admit(&v, now, dur, &a);
             if (a.kind == FIKIT_ADMIT_PACE || a.kind == FIKIT_ADMIT_RECHECK) {
                 /* The client sleeps and looks again: the launch is issued later. */
@@ -324,11 +339,12 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
                             L->kernel, us(r.dur_ns));
             } else {
                 T->paced_since = 0;
-                if (a.kind == FIKIT_ADMIT_FILL)
-                    fill_until = a.fill_until_ns;
+                /* As gate.c takes a gap; one task at a time here, so it succeeds. */
+                if (a.kind == FIKIT_ADMIT_FILL && !fikit_shm_fill_commit(seg, v.fill_until_ns, a.fill_until_ns))
+                    abort();
                 submit(&dev, L, who, now);
                 L->how = a.kind == FIKIT_ADMIT_FILL ? FIKIT_REPLAY_FILLED : FIKIT_REPLAY_RAN;
-                note(s, T, who, key, now);
+                note(seg, s, T, who, key, now);
                 T->next++;
                 if (log) {
                     if (a.kind == FIKIT_ADMIT_FILL)
@@ -339,31 +355,12 @@ int fikit_replay_run(struct fikit_replay_launch *l, size_t n, const struct fikit
                 }
             }
         }
-        /* fikitd decides with the clients' fills counted as taken. */
-        if (s->nreq)
-            s->client_fill_until_ns = fill_until;
-        size_t ng;
-        do {
-            ng = fikit_sched_decide(s, now, grants, 64, &wake);
-            for (size_t g = 0; g < ng; g++) {
-                struct rtask *T = &tasks[grants[g].task_id];
-                struct fikit_replay_launch *L = &l[T->idx[grants[g].ticket]];
-                submit(&dev, L, (int)grants[g].task_id, now);
-                L->how = FIKIT_REPLAY_GRANTED;
-                L->reason = grants[g].reason;
-                note(s, T, (int)grants[g].task_id, grants[g].key, now);
-                T->shift += now - T->held_at;
-                T->blocked = false;
-                T->next++;
-                if (log)
-                    fprintf(log, "%12.1f %-10s %-16s grant %s (predicted %.1f us, room %.1f us, "
-                                 "held %.1f us)\n",
-                            us(now), T->name, L->kernel, fikit_grant_reason_name(grants[g].reason),
-                            us(grants[g].dur_ns), us(grants[g].room_ns), us(now - L->issue_ns));
-            }
-        } while (ng == 64);
-        if (wake <= now)
-            wake = now + 1; /* never spin on the same instant */
+        /* fikitd decides with the clients' fills counted as taken; its next
+         * pass comes no sooner than a pass takes (FIKIT_MODEL_PASS_NS). */
+        x.now = now;
+        fikit_shm_decide(seg, s, now, apply_grants, &x, &wake);
+        if (wake != UINT64_MAX && wake < now + FIKIT_MODEL_PASS_NS)
+            wake = now + FIKIT_MODEL_PASS_NS;
     }
 
     /* Results. */
@@ -445,5 +442,6 @@ out:
     }
     free(tasks);
     free(s);
+    fikit_shm_unmap(seg);
     return rc;
 }

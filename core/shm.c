@@ -255,6 +255,17 @@ int fikit_shm_local(struct fikit_shm **out)
     return 0;
 }
 
+void fikit_shm_local_register(struct fikit_shm *shm, int s, int level)
+{
+    struct fikit_shm_owner *o = &shm->hdr->owner[s];
+    o->level = level;
+    o->pid = (int32_t)s + 1;
+    atomic_store(&o->state, FIKIT_SLOT_ACTIVE);
+    atomic_fetch_or(&shm->hdr->slot_mask, 1ull << s);
+    atomic_fetch_or(&shm->hdr->level_mask, 1u << level);
+    atomic_store(&shm->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
+}
+
 void fikit_shm_unmap(struct fikit_shm *shm)
 {
     if (!shm)

@@ -250,6 +250,10 @@ int fikit_shm_map_slot(struct fikit_shm *shm, int s, uint64_t gen, int fd, bool 
 /* The same view in plain memory, every slot present (gen s + 1), header
  * filled in as fikit_shm_create does: for fikit sim and the tests. */
 int fikit_shm_local(struct fikit_shm **out);
+/* In a local segment, what fikitd's registration of a program writes: slot
+ * s active for a task of level, its bits in slot_mask and level_mask, and
+ * fikitd running (fikit sim, fikit replay and the tests). */
+void fikit_shm_local_register(struct fikit_shm *shm, int s, int level);
 void fikit_shm_unmap(struct fikit_shm *shm);
 
 /* fikitd (and fikit sim): what the budget lets slot s do (core/budget.h). */

@@ -2,6 +2,7 @@
 
 #include "core/clock.h"
 #include "core/admit.h"
+#include "core/arbiter.h"
 #include "core/budget.h"
 #include "core/predict.h"
 #include "core/shm.h"
@@ -16,8 +17,6 @@ enum { EV_STEP = 1, EV_ARRIVAL, EV_PASS, EV_GRANT, EV_WINDOW, EV_END };
 
 /* Virtual time starts here, not at 0: 0 means "never" in fikit's records. */
 #define T0 FIKIT_NS_PER_S
-/* The shortest time between two passes of fikitd's arbiter. */
-#define PASS_NS FIKIT_NS_PER_US
 
 struct inflight {
     uint64_t key, prev;
@@ -463,7 +462,7 @@ static void daemon_pass(struct sim *m, uint64_t now)
     /* A pass takes fikitd microseconds of its own (fikit status: pass), so
      * the next one comes no sooner. */
     if (next != UINT64_MAX)
-        schedule_pass(m, next > now + PASS_NS ? next : now + PASS_NS);
+        schedule_pass(m, next > now + FIKIT_MODEL_PASS_NS ? next : now + FIKIT_MODEL_PASS_NS);
 }
 
 static void grant(struct sim *m, size_t i, uint64_t now)
@@ -516,10 +515,7 @@ static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec
             t->idle_after_ns = fikit_measure_idle_gap(spec->profile);
         }
         fikit_budget_set_add(&m->budgets, (int)i, spec->level, spec->beside, spec->budget, spec->budget_ref);
-        struct fikit_shm_owner *o = &m->shm->hdr->owner[i];
-        o->level = spec->level;
-        o->pid = (int32_t)i + 1;
-        atomic_store(&o->state, FIKIT_SLOT_ACTIVE);
+        fikit_shm_local_register(m->shm, (int)i, spec->level);
         int rc = fikit_sched_add_task(&m->sched, (uint32_t)i, (int32_t)i + 1, spec->w->name, spec->level);
         if (rc)
             return fikit_err_set(err, rc, "task %s: priority %d refused by the scheduler", spec->w->name,

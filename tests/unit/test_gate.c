@@ -39,7 +39,6 @@ static void segment(int level)
     fake_backend_kernel(&kHigh, "high", 100 * US);
     cr_assert_eq(fikit_shm_local(&shm), 0);
     struct fikit_shm_header *h = shm->hdr;
-    atomic_store(&h->daemon_state, FIKIT_DAEMON_RUNNING);
     atomic_store(&h->params.policy, FIKIT_POLICY_FILL);
     atomic_store(&h->params.flags, 0);
     atomic_store(&h->params.idle_after_ns, 10000 * MS);
@@ -49,12 +48,8 @@ static void segment(int level)
     atomic_store(&h->params.spin_ns, 0);
     int mine = level == 0 ? 0 : 1, other = 1 - mine;
     int other_level = level == 0 ? 9 : 0;
-    h->owner[mine].level = level;
-    h->owner[other].level = other_level;
-    atomic_store(&h->owner[mine].state, FIKIT_SLOT_ACTIVE);
-    atomic_store(&h->owner[other].state, FIKIT_SLOT_ACTIVE);
-    atomic_store(&h->level_mask, 1u << level | 1u << other_level);
-    atomic_store(&h->slot_mask, 3ull);
+    fikit_shm_local_register(shm, mine, level);
+    fikit_shm_local_register(shm, other, other_level);
     reg = (struct fikit_registration){.shm = shm, .hdr = shm->hdr, .slot = shm->slots[mine], .slot_index = mine,
                                       .level = level, .generation = 1};
     D = fake_client(level, false, &reg);

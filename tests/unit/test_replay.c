@@ -155,13 +155,8 @@ static enum fikit_admit_kind gate_decides(uint64_t now, uint64_t batch_dur)
     p.substrate_cost_ns = 0;
     p.safety_margin_ns = 0;
     fikit_shm_publish_params(&shm->hdr->params, &p, 0);
-    atomic_store(&shm->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
-    atomic_store(&shm->hdr->level_mask, (1u << 0) | (1u << 9));
-    atomic_store(&shm->hdr->slot_mask, 3ull);
-    shm->hdr->owner[0].level = 0;
-    shm->hdr->owner[1].level = 9;
-    atomic_store(&shm->hdr->owner[0].state, FIKIT_SLOT_ACTIVE);
-    atomic_store(&shm->hdr->owner[1].state, FIKIT_SLOT_ACTIVE);
+    fikit_shm_local_register(shm, 0, 0);
+    fikit_shm_local_register(shm, 1, 9);
     /* serve's kernel A at 0, 10 us, followed (as measured alone) by 300 us. */
     struct fikit_gap_pred gap;
     fikit_gap_pred_fixed(&gap, 300 * 1000);
