@@ -24,6 +24,7 @@ static const char *const substrate_names[] = {"timeslice", "mps"};
 static const char *const share_names[] = {"gaps", "beside"};
 static const char *const on_missing_names[] = {"passthrough", "fail"};
 static const char *const lower_cap_names[] = {"threads", "launches"};
+static const char *const budget_of_names[] = {"requests", "bursts"};
 
 const char *fikit_backend_choice_name(enum fikit_backend_choice b)
 {
@@ -53,6 +54,11 @@ const char *fikit_share_name(enum fikit_share s)
     return (unsigned)s < 2 ? share_names[s] : "?";
 }
 
+const char *fikit_budget_of_name(enum fikit_budget_of b)
+{
+    return (unsigned)b < 2 ? budget_of_names[b] : "?";
+}
+
 const char *fikit_lower_cap_name(enum fikit_lower_cap c)
 {
     return (unsigned)c < 2 ? lower_cap_names[c] : "?";
@@ -70,6 +76,7 @@ static const char *policy_name(int i) { return fikit_policy_name((enum fikit_pol
 static const char *substrate_name(int i) { return fikit_substrate_name((enum fikit_substrate)i); }
 static const char *share_name(int i) { return fikit_share_name((enum fikit_share)i); }
 static const char *lower_cap_name(int i) { return fikit_lower_cap_name((enum fikit_lower_cap)i); }
+static const char *budget_of_name(int i) { return fikit_budget_of_name((enum fikit_budget_of)i); }
 static const char *off_on_name(int i) { return i == 0 ? "off" : i == 1 ? "on" : "?"; }
 
 uint64_t fikit_substrate_default_cost_ns(enum fikit_substrate s)
@@ -123,6 +130,7 @@ const struct fikit_conf_key fikit_conf_keys[] = {
     {"scheduler", "beside_max_slowdown", DOUBLE(1.0, 10.0), .zero_off = true, .def = "0",
      CFG(sched.beside_max_slowdown)},
     {"scheduler", "latency_budget", DOUBLE(1.0, 10.0), .zero_off = true, .def = "1.1", CFG(latency_budget)},
+    {"scheduler", "latency_budget_of", ENUM(budget_of_name, 2), .def = "requests", CFG(latency_budget_of)},
     {"scheduler", "poll_us", UINT(0, 100000, US), .def = "50", CFG(poll_ns)},
     {"scheduler", "spin_us", UINT(0, 10000, US),
      .words = {{"auto", FIKIT_SPIN_AUTO}, {"always", FIKIT_SPIN_ALWAYS}}, .def = "auto", CFG(spin_ns)},
@@ -150,6 +158,8 @@ const struct fikit_conf_key fikit_conf_keys[] = {
     {"task.NAME", "share", ENUM(share_name, 2), TASK(share),
      .line_off = offsetof(struct fikit_task_conf, share_line) + 1},
     {"task.NAME", "latency_budget", DOUBLE(1.0, 10.0), .zero_off = true, TASK(latency_budget)},
+    {"task.NAME", "latency_budget_of", ENUM(budget_of_name, 2), TASK(latency_budget_of),
+     .line_off = offsetof(struct fikit_task_conf, budget_of_line) + 1},
 
     {"limits", "default", LEVEL, .def = "0", CFG(limit_default)},
     /* A rule: a level for one user or group, kept in c->limits. */
@@ -786,6 +796,12 @@ double fikit_config_task_budget(const struct fikit_config *c, const struct fikit
     if (tc && tc->latency_budget > 0)
         return tc->latency_budget;
     return priority == 0 ? c->latency_budget : 0;
+}
+
+bool fikit_config_task_budget_of_requests(const struct fikit_config *c, const struct fikit_task_conf *tc)
+{
+    enum fikit_budget_of of = tc && tc->budget_of_line ? tc->latency_budget_of : c->latency_budget_of;
+    return of == FIKIT_BUDGET_OF_REQUESTS;
 }
 
 const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name)

@@ -52,6 +52,13 @@ enum fikit_share {
 #define FIKIT_SHARE_NAMES "gaps, beside"
 const char *fikit_share_name(enum fikit_share s);
 
+/* What a latency_budget holds (latency_budget_of; core/budget.h). */
+enum fikit_budget_of {
+    FIKIT_BUDGET_OF_REQUESTS = 0, /* the requests' latency: the busier the task, the less each burst may take */
+    FIKIT_BUDGET_OF_BURSTS,       /* each burst: a task whose clients wait for each reply (no queue) */
+};
+const char *fikit_budget_of_name(enum fikit_budget_of b);
+
 /* How a beside task on MPS is kept off the SMs that higher levels need. */
 enum fikit_lower_cap {
     FIKIT_CAP_THREADS = 0, /* MPS's thread cap, for its whole run (fikit-launch sets it) */
@@ -68,6 +75,8 @@ struct fikit_task_conf {
     int line;                  /* where it was defined, for messages */
     int share_line;            /* where share was set, 0 = not set */
     double latency_budget;     /* its bursts' p99 against alone at most; 0 = not set */
+    enum fikit_budget_of latency_budget_of;
+    int budget_of_line;        /* where latency_budget_of was set, 0 = not set */
 };
 
 struct fikit_limit {
@@ -90,6 +99,7 @@ struct fikit_config {
     enum fikit_substrate substrate;
     int64_t substrate_cost_ns; /* -1 = auto */
     double latency_budget;     /* for tasks of priority 0 that set none; 0 = off */
+    enum fikit_budget_of latency_budget_of; /* for tasks that set none */
     enum fikit_share mps_lower_share; /* tasks of priority 1-9 on MPS without a share */
     int mps_lower_thread_pct;  /* their thread cap when that is beside: 1..99 */
     enum fikit_lower_cap mps_lower_cap; /* how a beside task's share is kept */
@@ -188,6 +198,9 @@ int fikit_config_load(const char *explicit_path, struct fikit_config *c, struct 
 /* The latency budget of a task (tc may be NULL) at priority: its own,
  * else [scheduler] latency_budget at priority 0; 0: none. */
 double fikit_config_task_budget(const struct fikit_config *c, const struct fikit_task_conf *tc, int priority);
+/* Whether that budget is on the task's requests (latency_budget_of =
+ * requests): its own latency_budget_of, else [scheduler]'s. */
+bool fikit_config_task_budget_of_requests(const struct fikit_config *c, const struct fikit_task_conf *tc);
 const struct fikit_task_conf *fikit_config_task(const struct fikit_config *c, const char *name);
 
 /* How a task of a priority shares its device with higher levels: from its

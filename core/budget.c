@@ -153,7 +153,16 @@ uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t laun
     return lo < ref->n && ref->launches[lo] == launches ? ref->p99_ns[lo] : 0;
 }
 
-void fikit_budget_init(struct fikit_budget *b, double budget, int top)
+double fikit_budget_of_bursts(double budget, double load)
+{
+    if (load < 0)
+        load = 0;
+    if (load > 1)
+        load = 1;
+    return 1.0 + (budget - 1.0) * (1.0 - load);
+}
+
+void fikit_budget_init(struct fikit_budget *b, double budget, bool of_requests, int top)
 {
     memset(b, 0, sizeof *b);
     if (budget < 1.0)
@@ -161,6 +170,8 @@ void fikit_budget_init(struct fikit_budget *b, double budget, int top)
     if (budget > 10.0)
         budget = 10.0;
     b->budget_ppm = (uint32_t)(budget * 1e6 + 0.5);
+    b->burst_budget_ppm = b->budget_ppm;
+    b->of_requests = of_requests;
     b->pace_ppm = 1000000;
     b->top = top < 0 ? 0 : top > FIKIT_BUDGET_TOP ? FIKIT_BUDGET_TOP : top;
     b->step = fikit_budget_start_step(b->top > FIKIT_BUDGET_GAPS_TOP);
@@ -230,10 +241,40 @@ static void note_quiet(struct fikit_budget *b, double ratio)
     b->pace_ppm = (uint32_t)(pace * 1e6 + 0.5);
 }
 
+/* Every burst counts into the task's load (bucket [1] filling, [0] the
+ * whole one before it); the burst budget follows it. */
+static void note_load(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns)
+{
+    if (b->load_n == 0)
+        b->load_since_ns[1] = start_ns;
+    b->load_busy_ns[1] += end_ns - start_ns;
+    b->load_n++;
+    uint64_t since = b->load_full ? b->load_since_ns[0] : b->load_since_ns[1];
+    uint64_t busy = b->load_busy_ns[1] + (b->load_full ? b->load_busy_ns[0] : 0);
+    uint32_t seen = b->load_n + (b->load_full ? FIKIT_BUDGET_LOAD_BURSTS : 0);
+    if (seen >= FIKIT_BUDGET_LOAD_MIN && end_ns > since) {
+        double load = (double)busy / (double)(end_ns - since);
+        b->load_ppm = load >= 1.0 ? 1000000u : (uint32_t)(load * 1e6 + 0.5);
+    }
+    if (b->load_n == FIKIT_BUDGET_LOAD_BURSTS) {
+        b->load_since_ns[0] = b->load_since_ns[1];
+        b->load_busy_ns[0] = b->load_busy_ns[1];
+        b->load_busy_ns[1] = 0;
+        b->load_n = 0;
+        b->load_full = true;
+    }
+    b->burst_budget_ppm = b->of_requests
+                              ? (uint32_t)(fikit_budget_of_bursts(b->budget_ppm / 1e6, b->load_ppm / 1e6) * 1e6 + 0.5)
+                              : b->budget_ppm;
+}
+
 enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
                                                  uint64_t ref_ns, uint64_t max_queued_ns, bool quiet)
 {
-    if (!ref_ns || end_ns < start_ns)
+    if (end_ns < start_ns)
+        return FIKIT_BUDGET_IGNORED;
+    note_load(b, start_ns, end_ns);
+    if (!ref_ns)
         return FIKIT_BUDGET_IGNORED;
     uint64_t len = end_ns - start_ns;
     if (quiet)
@@ -241,7 +282,7 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     double ratio = (double)len / (double)ref_ns / (b->pace_ppm ? b->pace_ppm / 1e6 : 1.0);
     b->bursts++;
     b->last_slowdown_ppm = ratio * 1e6 > 4e9 ? 4000000000u : (uint32_t)(ratio * 1e6);
-    double budget = b->budget_ppm / 1e6;
+    double budget = b->burst_budget_ppm / 1e6;
     bool broke = ratio > budget;
     bool near = ratio > 1.0 + FIKIT_BUDGET_HYSTERESIS * (budget - 1.0);
     if (broke)
@@ -316,7 +357,7 @@ static void retop(struct fikit_budget_set *set)
 }
 
 void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, bool beside, double budget,
-                          const struct fikit_budget_ref *ref)
+                          bool of_requests, const struct fikit_budget_ref *ref)
 {
     if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS)
         return;
@@ -329,7 +370,7 @@ void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, boo
     memset(&set->ref[slot], 0, sizeof set->ref[slot]);
     if (budget > 0 && ref && ref->n) {
         set->ref[slot] = *ref;
-        fikit_budget_init(&set->b[slot], budget, fikit_budget_top_step(beside_below(set, level)));
+        fikit_budget_init(&set->b[slot], budget, of_requests, fikit_budget_top_step(beside_below(set, level)));
         set->steered |= bit;
     }
     retop(set);
@@ -344,7 +385,8 @@ void fikit_budget_set_drop(struct fikit_budget_set *set, int slot)
     retop(set);
 }
 
-void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget, const struct fikit_budget_ref *ref)
+void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget, bool of_requests,
+                          const struct fikit_budget_ref *ref)
 {
     if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS || !(set->used & (1ull << slot)))
         return;
@@ -352,7 +394,7 @@ void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget,
         set->ref[slot] = *ref;
         return;
     }
-    fikit_budget_set_add(set, slot, set->level[slot], set->beside[slot], budget, ref);
+    fikit_budget_set_add(set, slot, set->level[slot], set->beside[slot], budget, of_requests, ref);
 }
 
 enum fikit_budget_action fikit_budget_set_burst(struct fikit_budget_set *set, int slot, uint64_t start_ns,

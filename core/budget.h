@@ -94,6 +94,22 @@ static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_B
 #define FIKIT_BUDGET_QUIET_MIN 128
 #define FIKIT_BUDGET_QUIET_EVERY 32
 #define FIKIT_BUDGET_PACE_MAX 2.0
+/* The task's load: the fraction of the wall time its bursts kept it busy,
+ * over its last FIKIT_BUDGET_LOAD_BURSTS to twice as many bursts (once
+ * FIKIT_BUDGET_LOAD_MIN were seen; 0 before). A service's requests queue
+ * behind its slower bursts, so its requests' latency grows more than its
+ * bursts' length: with requests arriving independently of the replies (an
+ * M/M/1 queue), bursts slower by s at a busy fraction u make the requests'
+ * latency (s - u) / (1 - u) times what it was, its p99 too. Held to a
+ * budget B on what the requests see, each burst may then be
+ * 1 + (B - 1)(1 - u) times its reference: 1.05 for 1.10 at half load.
+ * (bench/budget-of-requests: with fixed-size requests too, M/D/1, a
+ * million requests at loads 0.25-0.75, that burst budget gives the
+ * requests' p99 1.098-1.106x alone for 1.10.) A budget of bursts (fikit_budget_init's
+ * of_requests false: a service whose clients wait for each reply, whose
+ * requests never queue) judges each burst by B itself. */
+#define FIKIT_BUDGET_LOAD_BURSTS 128
+#define FIKIT_BUDGET_LOAD_MIN 16
 /* Bursts within the hysteresis needed to climb a step (before backoff). */
 #define FIKIT_BUDGET_GROW 128
 /* A burst is "near" the budget above ref * (1 + FIKIT_BUDGET_HYSTERESIS *
@@ -133,6 +149,14 @@ uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t laun
 /* One budgeted task's controller. */
 struct fikit_budget {
     uint32_t budget_ppm;     /* 1.10 = 1100000 */
+    bool of_requests;        /* the budget is on the requests' latency (the load tightens it) */
+    uint32_t burst_budget_ppm; /* what each burst is judged by now */
+    uint32_t load_ppm;       /* its busy fraction now */
+    /* The load's two buckets of bursts: [0] the full one before, [1] the
+     * one filling (load_n bursts so far). */
+    uint64_t load_since_ns[2], load_busy_ns[2];
+    uint32_t load_n;
+    bool load_full;          /* bucket [0] holds a whole bucket */
     int top;                 /* the highest step its lower tasks can take */
     int step;
     uint64_t settled_ns;     /* bursts that started before this saw an older step */
@@ -152,9 +176,13 @@ struct fikit_budget {
     uint32_t last_slowdown_ppm; /* the last burst judged against its reference */
 };
 
-/* A controller for a task with budget (1.0 < budget <= 10), whose lower
+/* A controller for a task with budget (1.0 < budget <= 10) on its
+ * requests' latency (of_requests) or on each of its bursts, whose lower
  * tasks reach top at most. */
-void fikit_budget_init(struct fikit_budget *b, double budget, int top);
+void fikit_budget_init(struct fikit_budget *b, double budget, bool of_requests, int top);
+/* What each burst may take against its reference at a busy fraction
+ * load (0..1) for a budget on the requests' latency. */
+double fikit_budget_of_bursts(double budget, double load);
 
 /* What the controller does with one burst. */
 enum fikit_budget_action {
@@ -191,13 +219,14 @@ void fikit_budget_set_init(struct fikit_budget_set *set);
  * may run beside the levels above (share = beside), which sets how far the
  * controllers of budgeted tasks above it may climb. */
 void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, bool beside, double budget,
-                          const struct fikit_budget_ref *ref);
+                          bool of_requests, const struct fikit_budget_ref *ref);
 void fikit_budget_set_drop(struct fikit_budget_set *set, int slot);
 /* A newer reference for the task in slot (its profile grew): a task
  * already steered keeps its controller's state (step, window, backoff) and
  * judges by ref from now on; one not yet steered starts as set_add does;
  * an empty ref stops steering for it. */
-void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget, const struct fikit_budget_ref *ref);
+void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget, bool of_requests,
+                          const struct fikit_budget_ref *ref);
 /* A burst of launches launches of the task in slot (fikit_budget_note_burst
  * against its reference for that size); IGNORED for a task not steered for. */
 enum fikit_budget_action fikit_budget_set_burst(struct fikit_budget_set *set, int slot, uint64_t start_ns,

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define FIKIT_PROTO_MAGIC 0x54494b46u /* "FKIT" */
-#define FIKIT_PROTO_VERSION 9 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
+#define FIKIT_PROTO_VERSION 10 /* 2: status counts nudges; 3: and fills, paces, starved grants, lost trace
                                * events; 4: register says the device computes on the host and
                                * whether the task runs beside; status shows the latter; 5: and
                                * each task's longest wait of a held launch; 6: pause and
@@ -23,7 +23,8 @@
                                * read-only header, SLOT_FD the commons, the task's slot and
                                * other tasks' slots, read-only, asked with SLOT); 8: status
                                * shows each task's latency budget and knobs; 9: a device's
-                               * grants one array by enum fikit_grant_count */
+                               * grants one array by enum fikit_grant_count; 10: status shows
+                               * what a budget holds, its task's load and what its bursts may take */
 #define FIKIT_MSG_MAX 8192
 #define FIKIT_PROTO_SLOTS 64 /* slots of a device (FIKIT_SHM_SLOTS) */
 
@@ -170,6 +171,10 @@ struct fikit_msg_status_task {
     uint32_t budget_cuts, budget_climbs;
     uint32_t budget_pace_ppm;     /* its pace now against its reference, from its quiet bursts
                                    * (core/budget.h); 0: unknown (was padding) */
+    uint32_t budget_of_requests;  /* latency_budget_of = requests */
+    uint32_t budget_load_ppm;     /* its busy fraction over its last bursts (core/budget.h) */
+    uint32_t budget_bursts_ppm;   /* what each burst may take against its reference now */
+    uint32_t pad2;
     uint64_t bursts, bursts_lost; /* bursts it reported that fikitd read; lost or refused */
     /* What the budgets above let it do while they are active (enum fikit_lower_mode, 0: as configured). */
     uint32_t knob_mode, knob_sm_pct;

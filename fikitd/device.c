@@ -386,7 +386,7 @@ void fikitd_device_close(struct fikitd_device *dev)
 
 int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, uid_t uid,
                            const char *name, int level, int requested_level, bool beside, double budget,
-                           uint32_t sm_pct)
+                           bool budget_of_requests, uint32_t sm_pct)
 {
     pthread_mutex_lock(&dev->lock);
     int s = -1;
@@ -421,7 +421,8 @@ int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, ui
     dev->slots[s] = (struct fikitd_slot_info){.used = true, .conn_id = conn_id, .uid = uid, .pid = pid,
                                               .gen = gen, .level = level, .requested_level = requested_level,
                                               .beside = beside,
-                                              .steer = {.budget = budget, .sm_pct = sm_pct}};
+                                              .steer = {.budget = budget, .of_requests = budget_of_requests,
+                                                        .sm_pct = sm_pct}};
     snprintf(dev->slots[s].name, sizeof dev->slots[s].name, "%s", name);
     fikit_sched_add_task(&dev->sched, (uint32_t)s, pid, name, level);
     dev->trace_tasks[s] = (struct fikit_trace_task){.slot = s, .level = level, .pid = pid};

@@ -93,11 +93,11 @@ void fikitd_device_close(struct fikitd_device *dev);
 
 /* A task joins: returns its slot or -ENOSPC. beside: what the client said of
  * its share mode, shown by fikit status; budget: its latency_budget (0:
- * none) and sm_pct its configured SM share (0: all), from fikitd's
- * configuration. */
+ * none), budget_of_requests its latency_budget_of, and sm_pct its
+ * configured SM share (0: all), from fikitd's configuration. */
 int fikitd_device_add_task(struct fikitd_device *dev, int conn_id, pid_t pid, uid_t uid,
                            const char *name, int level, int requested_level, bool beside, double budget,
-                           uint32_t sm_pct);
+                           bool budget_of_requests, uint32_t sm_pct);
 /* A task left or died: its slot, held launches and reservations go at once. */
 void fikitd_device_remove_task(struct fikitd_device *dev, int slot);
 

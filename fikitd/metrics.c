@@ -233,6 +233,14 @@ static char *format(struct fikitd_device *const *devs, int n, size_t *len)
              "Its pace now against its budget's reference, from bursts with nothing below it in flight "
              "(each burst is judged against reference x pace); 0: not steered.",
              "%.6f", t->budget_pace_ppm / 1e6);
+    PER_TASK("fikit_task_budget_load_ratio", "gauge",
+             "Its busy fraction over its last 128-256 bursts, as its budget's controller measured it; 0: not "
+             "steered.",
+             "%.6f", t->budget_load_ppm / 1e6);
+    PER_TASK("fikit_task_budget_bursts_ratio", "gauge",
+             "What each of its bursts may take against alone now: its latency_budget, less what its load "
+             "queues up when the budget is on its requests; 0: not steered.",
+             "%.6f", t->budget_bursts_ppm / 1e6);
     PER_TASK("fikit_task_budget_cuts_total", "counter", "Steps the budget controller went down.", "%u",
              t->budget_cuts);
     PER_TASK("fikit_task_budget_climbs_total", "counter", "Steps the budget controller went up.", "%u",

@@ -602,6 +602,7 @@ static void handle_register(struct fikitd *d, struct fikitd_conn *c, const struc
     int slot = fikitd_device_add_task(dev, c->id, c->pid, c->uid, m->task, level, m->level,
                                       (m->flags & FIKIT_REGISTER_BESIDE) != 0,
                                       fikit_config_task_budget(&d->cfg, tc, level),
+                                      fikit_config_task_budget_of_requests(&d->cfg, tc),
                                       (uint32_t)fikit_task_sm_share(&sharing));
     if (slot == -ENOSPC) {
         send_error(c, slot, "device %s already has %d tasks", m->device_key, FIKIT_SHM_SLOTS);

@@ -23,7 +23,8 @@ void fikitd_steer_add(struct fikitd_device *dev, int s)
 {
     /* Steered once its reference comes (fikitd_steer_sync). */
     const struct fikitd_slot_info *info = &dev->slots[s];
-    fikit_budget_set_add(&dev->budgets, s, info->level, info->beside, info->steer.budget, NULL);
+    fikit_budget_set_add(&dev->budgets, s, info->level, info->beside, info->steer.budget, info->steer.of_requests,
+                         NULL);
     apply(dev);
 }
 
@@ -34,12 +35,14 @@ void fikitd_steer_drop(struct fikitd_device *dev, int s)
     const struct fikit_budget *b = &dev->budgets.b[s];
     if (info->steer.budget > 0 && ((dev->budgets.steered >> s) & 1))
         fikit_info("device %d: task %s (pid %d) left; its latency_budget %.2f: step %d%s, %llu bursts of a size measured alone of "
-                   "%llu read (%llu lost), %llu broke it, %llu cuts, %llu climbs, pace %.2fx (%llu quiet)",
+                   "%llu read (%llu lost), %llu broke it, %llu cuts, %llu climbs, pace %.2fx (%llu quiet), of %s: "
+                   "bursts %.3fx at most at load %.2f",
                    dev->index, info->name, (int)info->pid, info->steer.budget, b->step,
                    b->unmeetable ? " (unmeetable)" : "", (unsigned long long)b->bursts,
                    (unsigned long long)info->steer.bursts, (unsigned long long)info->steer.lost,
                    (unsigned long long)b->broken, (unsigned long long)b->cuts, (unsigned long long)b->climbs,
-                   b->pace_ppm / 1e6, (unsigned long long)b->quiet);
+                   b->pace_ppm / 1e6, (unsigned long long)b->quiet, b->of_requests ? "requests" : "bursts",
+                   b->burst_budget_ppm / 1e6, b->load_ppm / 1e6);
     else if (info->steer.budget > 0)
         fikit_info("device %d: task %s (pid %d) left; its latency_budget %.2f was not held: no burst size measured "
                    "alone (%llu bursts read)", dev->index, info->name, (int)info->pid, info->steer.budget,
@@ -69,7 +72,7 @@ void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
             info->steer.ref_sizes = ref.n;
             /* The client publishes its reference again after each save of its
              * profile: a steered task keeps its controller's state. */
-            fikit_budget_set_ref(&dev->budgets, s, info->steer.budget, &ref);
+            fikit_budget_set_ref(&dev->budgets, s, info->steer.budget, info->steer.of_requests, &ref);
             changed = true;
         }
         struct fikit_burst x[BURSTS_PER_PASS];
@@ -104,6 +107,9 @@ void fikitd_steer_status(const struct fikitd_device *dev, int s, struct fikit_ms
     out->budget_cuts = steered ? (uint32_t)b->cuts : 0;
     out->budget_climbs = steered ? (uint32_t)b->climbs : 0;
     out->budget_pace_ppm = steered ? b->pace_ppm : 0;
+    out->budget_of_requests = st->of_requests;
+    out->budget_load_ppm = steered ? b->load_ppm : 0;
+    out->budget_bursts_ppm = steered ? b->burst_budget_ppm : 0;
     out->bursts = st->bursts;
     out->bursts_lost = st->lost;
     struct fikit_lower_knobs k;

@@ -17,6 +17,7 @@ struct fikitd_device;
 /* What fikitd knows of a task's budget and how it reads its bursts. */
 struct fikitd_steer_slot {
     double budget;          /* its latency_budget (0: none) */
+    bool of_requests;       /* latency_budget_of = requests */
     uint32_t sm_pct;        /* its configured SM share (MPS thread cap or confined launches; 0: all) */
     uint64_t burst_tail;    /* bursts read from its ring */
     uint64_t ref_seen;      /* the reference's sequence number last taken */

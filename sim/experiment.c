@@ -196,6 +196,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
     svc.profile = &sprof;
     loop.profile = &lprof;
     svc.budget = x->budget;
+    svc.budget_of_requests = x->budget_of_requests;
     svc.budget_ref = &ref;
     svc.budget_step = x->budget_step;
     for (int mode = 0; mode < FIKIT_SIM_MODES; mode++) {
@@ -269,6 +270,8 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         row->budget_climbs = r.task[0].budget_climbs;
         row->budget_step = r.task[0].budget_step;
         row->budget_pace = r.task[0].budget_pace_ppm / 1e6;
+        row->budget_load = r.task[0].budget_load_ppm / 1e6;
+        row->budget_bursts = r.task[0].budget_burst_ppm / 1e6;
         row->budget_unmeetable = r.task[0].budget_unmeetable;
         fikit_sim_result_free(&r);
     }

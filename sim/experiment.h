@@ -49,6 +49,7 @@ struct fikit_sim_experiment {
      * --measure would); 0: none.
      * sm_shares: fikit_sim_setup.sm_shares. */
     double budget;
+    bool budget_of_requests; /* latency_budget_of = requests */
     /* 1..FIKIT_BUDGET_STEPS: the budget's steps fixed at budget_step - 1
      * (fikit_sim_task.budget_step); 0: the controller decides. */
     int budget_step;
@@ -81,6 +82,8 @@ struct fikit_sim_row {
     uint64_t budget_cuts, budget_climbs;
     int budget_step;
     double budget_pace; /* the service's pace against its reference, from its quiet bursts */
+    double budget_load;   /* its busy fraction, as its controller measured it */
+    double budget_bursts; /* what its bursts were judged by at the end (the budget less the load's queueing) */
     bool budget_unmeetable;
 };
 

@@ -514,7 +514,8 @@ static int setup_task(struct sim *m, size_t i, const struct fikit_sim_task *spec
             fikit_predictor_load(t->pred, spec->profile);
             t->idle_after_ns = fikit_measure_idle_gap(spec->profile);
         }
-        fikit_budget_set_add(&m->budgets, (int)i, spec->level, spec->beside, spec->budget, spec->budget_ref);
+        fikit_budget_set_add(&m->budgets, (int)i, spec->level, spec->beside, spec->budget, spec->budget_of_requests,
+                             spec->budget_ref);
         fikit_shm_local_register(m->shm, (int)i, spec->level);
         int rc = fikit_sched_add_task(&m->sched, (uint32_t)i, (int32_t)i + 1, spec->w->name, spec->level);
         if (rc)
@@ -661,6 +662,8 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
         if (m->budgets.steered & (1ull << i)) {
             r->task[i].budget_step = m->budgets.b[i].step;
             r->task[i].budget_pace_ppm = m->budgets.b[i].pace_ppm;
+            r->task[i].budget_load_ppm = m->budgets.b[i].load_ppm;
+            r->task[i].budget_burst_ppm = m->budgets.b[i].burst_budget_ppm;
             r->task[i].budget_unmeetable = m->budgets.b[i].unmeetable;
         }
     }

@@ -41,6 +41,7 @@ struct fikit_sim_task {
      * and fikit, the budget's controller (core/budget.h) steers the tasks
      * below it, as fikitd's does. 0: none. */
     double budget;
+    bool budget_of_requests;   /* latency_budget_of = requests */
     const struct fikit_budget_ref *budget_ref;
     /* 1..FIKIT_BUDGET_STEPS: the controller pinned at step budget_step - 1,
      * never cutting or climbing (a fixed setting, to compare it with);
@@ -88,6 +89,8 @@ struct fikit_sim_task_result {
     uint64_t budget_cuts, budget_climbs;
     int budget_step;
     uint32_t budget_pace_ppm;
+    uint32_t budget_load_ppm;  /* its busy fraction as the controller measured it */
+    uint32_t budget_burst_ppm; /* what each of its bursts was judged by at the end */
     bool budget_unmeetable;
 };
 

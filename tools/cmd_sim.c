@@ -150,8 +150,9 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
     printf("alone: service p50 %.3f ms, p99 %.3f ms [%.3f, %.3f]; %s %.2f sequences/s\n", r->alone_p50.v,
            r->alone_p99.v, r->alone_p99.lo, r->alone_p99.hi, x->loop->name, r->loop_alone_per_s);
     if (x->budget > 0)
-        printf("budget: each request size's p99 %.2fx alone at most (%u sizes measured alone)%s\n", x->budget,
-               r->burst_sizes, x->sm_shares ? ", SM shares on" : "");
+        printf("budget: %s p99 %.2fx alone at most (%u request sizes measured alone)%s\n",
+               x->budget_of_requests ? "the requests'" : "each request size's", x->budget, r->burst_sizes,
+               x->sm_shares ? ", SM shares on" : "");
     if (x->service_pace != 1.0)
         printf("service pace: its kernels take %.2fx as long as when its budget's reference was measured\n",
                x->service_pace);
@@ -168,11 +169,11 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
             snprintf(train, sizeof train, "-");
         else
             snprintf(train, sizeof train, "%.2f", w->loop_ratio);
-        char steered[96] = "";
+        char steered[128] = "";
         if (w->budgeted)
-            snprintf(steered, sizeof steered, "step %d%s, pace %.2fx, %llu cuts, %llu climbs", w->budget_step,
-                     w->budget_unmeetable ? " (unmeetable)" : "", w->budget_pace,
-                     (unsigned long long)w->budget_cuts, (unsigned long long)w->budget_climbs);
+            snprintf(steered, sizeof steered, "step %d%s, pace %.2fx, bursts %.3fx at load %.2f, %llu cuts, %llu climbs",
+                     w->budget_step, w->budget_unmeetable ? " (unmeetable)" : "", w->budget_pace, w->budget_bursts,
+                     w->budget_load, (unsigned long long)w->budget_cuts, (unsigned long long)w->budget_climbs);
         printf("%-11s %8.3f %8.3f %6.2f %6.2f %-15s %7s %7llu %7llu %7llu %7llu %8.3f %s\n",
                fikit_sim_mode_name((enum fikit_sim_mode)m), w->p50.v, w->p99.v, w->p50_ratio.v,
                w->p99_ratio.v, ci, train, (unsigned long long)w->holds,
@@ -212,9 +213,11 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
                 (unsigned long long)w->fills, (unsigned long long)w->paces, w->held_ms,
                 (unsigned long long)w->switches);
         if (w->budgeted)
-            fprintf(json, ", \"budget\": %.3f, \"budget_step\": %d, \"budget_pace\": %.4f, \"budget_cuts\": %llu, "
+            fprintf(json, ", \"budget\": %.3f, \"budget_step\": %d, \"budget_pace\": %.4f, \"budget_load\": %.4f, "
+                          "\"budget_bursts\": %.4f, \"budget_cuts\": %llu, "
                           "\"budget_climbs\": %llu, \"budget_unmeetable\": %s",
-                    x->budget, w->budget_step, w->budget_pace, (unsigned long long)w->budget_cuts,
+                    x->budget, w->budget_step, w->budget_pace, w->budget_load, w->budget_bursts,
+                    (unsigned long long)w->budget_cuts,
                     (unsigned long long)w->budget_climbs, w->budget_unmeetable ? "true" : "false");
         fprintf(json, "}");
     }
@@ -383,6 +386,7 @@ int fikit_cmd_sim(int argc, char **argv)
     struct fikit_sim_experiment x = {.dev = &dev, .load = load, .requests = requests, .warmup = warmup,
                                      .seed = seed, .modes = mode_mask, .beside_thread_pct = (uint32_t)pct,
                                      .fikit_mps_priority = mps_prio, .budget = budget,
+                                     .budget_of_requests = fikit_config_task_budget_of_requests(&cfg, NULL),
                                      .budget_step = budget_step,
                                      .sm_shares = sm_shares, .service_pace = service_pace,
                                      .poll_ns = cfg.poll_ns, .pickup_ns = 5000, .wake_ns = 4000};

@@ -106,15 +106,16 @@ int fikit_tool_connect(const char *cmd, const char *config, const char *socket_p
 static void budget_lines(const struct fikit_msg_status_task *t)
 {
     if (t->budget_ppm) {
-        printf("       budget %.2fx alone: ", t->budget_ppm / 1e6);
+        printf("       budget %.2fx alone (of %s): ", t->budget_ppm / 1e6, t->budget_of_requests ? "requests" : "bursts");
         if (t->budget_step < 0)
             printf("not held yet: no burst size was measured alone 10 times; run the task alone under "
                    "fikit first (%llu bursts read)\n", (unsigned long long)t->bursts);
         else
-            printf("step %d%s, pace %.2fx, last burst %.2fx alone, %llu bursts (%llu lost), %u cuts, "
-                   "%u climbs, %u sizes measured alone\n", t->budget_step,
+            printf("step %d%s, pace %.2fx, bursts %.3fx at most at load %.2f, last burst %.2fx alone, "
+                   "%llu bursts (%llu lost), %u cuts, %u climbs, %u sizes measured alone\n", t->budget_step,
                    t->budget_unmeetable ? " (unmeetable)" : "", t->budget_pace_ppm / 1e6,
-                   t->burst_slowdown_ppm / 1e6, (unsigned long long)t->bursts,
+                   t->budget_bursts_ppm / 1e6, t->budget_load_ppm / 1e6, t->burst_slowdown_ppm / 1e6,
+                   (unsigned long long)t->bursts,
                    (unsigned long long)t->bursts_lost, t->budget_cuts, t->budget_climbs, t->budget_sizes);
     }
     char share[48] = "";
@@ -216,7 +217,10 @@ static void json_task(const struct fikit_msg_status_task *t)
             printf("null");
         else
             printf("%d", t->budget_step);
-        printf(",\"unmeetable\":%s", t->budget_unmeetable ? "true" : "false");
+        printf(",\"unmeetable\":%s,\"of\":\"%s\"", t->budget_unmeetable ? "true" : "false",
+               t->budget_of_requests ? "requests" : "bursts");
+        json_ratio("load", t->budget_load_ppm);
+        json_ratio("bursts_at_most", t->budget_bursts_ppm);
         json_ratio("last_burst", t->burst_slowdown_ppm);
         json_ratio("pace", t->budget_pace_ppm);
         printf(",\"bursts\":%llu,\"bursts_lost\":%llu,\"cuts\":%u,\"climbs\":%u,\"sizes\":%u}",

@@ -53,12 +53,15 @@ with Fikit() as fk:
     svc = fk.popen("serve", SVC[:3] + ["400"] + SVC[4:])
     seen_budget = seen_knobs = prom = ""
     bursts = 0
+    at_most = []  # (what a burst may take, the load) as fikit status showed them
     while svc.poll() is None:
         st = fk.status()
-        m = re.search(r"budget 1\.25x alone: step (\d+).*?, (\d+) bursts \((\d+) lost\)", st)
+        m = re.search(r"budget 1\.25x alone \(of requests\): step (\d+), pace [\d.]+x, bursts ([\d.]+)x at most "
+                      r"at load ([\d.]+).*?, (\d+) bursts \((\d+) lost\)", st)
         if m:
             seen_budget = m.group(0)
-            bursts = max(bursts, int(m.group(2)))
+            bursts = max(bursts, int(m.group(4)))
+            at_most.append((float(m.group(2)), float(m.group(3))))
         k = re.search(r"a budget above holds it: .*", st)
         if k:
             seen_knobs = k.group(0)
@@ -75,9 +78,16 @@ with Fikit() as fk:
     check(seen_budget != "", "fikit status showed the service's budget held, with its step and bursts: "
           + (seen_budget or fk.status()))
     check(bursts > 0, f"fikitd read the service's bursts ({bursts})")
+    # The budget is on its requests: the busier the service, the less each
+    # burst may take (1 + 0.25 (1 - load); both printed rounded).
+    check(at_most and all(abs(b - (1 + 0.25 * (1 - u))) < 0.004 and 1.0 <= b <= 1.25 for b, u in at_most),
+          f"what a burst may take follows the service's load: {at_most[-3:]}")
     check(seen_knobs != "", f"fikit status showed what the budget lets the job do: {seen_knobs}")
     check(re.search(r'^fikit_task_latency_budget_ratio\{[^}]*task="serve"\} 1\.25', prom, re.M) is not None,
           "the metrics file has the service's budget")
+    check(re.search(r'^fikit_task_budget_load_ratio\{[^}]*task="serve"\} [\d.]+', prom, re.M) is not None and
+          re.search(r'^fikit_task_budget_bursts_ratio\{[^}]*task="serve"\} 1\.[\d]+', prom, re.M) is not None,
+          "the metrics file has the service's load and what its bursts may take")
     check(re.search(r'^fikit_task_bursts_total\{[^}]*task="serve"\} [1-9]', prom, re.M) is not None,
           "and the bursts fikitd read")
     time.sleep(0.3)  # fikitd notices the service's end

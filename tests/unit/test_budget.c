@@ -82,7 +82,7 @@ Test(budget, ladder_runs_from_wait_to_beside)
 Test(budget, without_a_reference_it_does_nothing)
 {
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_TOP);
     int start = b.step;
     for (int i = 0; i < 1000; i++) {
         now_ns += 10 * MS;
@@ -149,7 +149,7 @@ Test(budget, the_reference_from_a_profile_is_the_same)
 Test(budget, a_breach_cuts_fast_and_only_once_per_settling)
 {
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_TOP);
     cr_assert_eq(b.step, FIKIT_BUDGET_TOP, "a beside task starts as configured");
     for (int i = 1; i < FIKIT_BUDGET_CUT_BREAKS; i++)
         cr_assert_eq(burst(&b, REF * 2), FIKIT_BUDGET_KEEP, "%d breaks in the window may be the p99's own", i);
@@ -177,7 +177,7 @@ Test(budget, a_breach_cuts_fast_and_only_once_per_settling)
 Test(budget, recovery_climbs_one_step_per_window_well_inside)
 {
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_TOP);
     for (int i = 0; i < FIKIT_BUDGET_CUT_BREAKS; i++)
         burst(&b, REF * 2);
     int after_cut = b.step;
@@ -198,7 +198,7 @@ Test(budget, recovery_climbs_one_step_per_window_well_inside)
 Test(budget, near_the_budget_holds_the_step)
 {
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_GAPS_TOP);
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_GAPS_TOP);
     int start = b.step;
     /* Within the budget but near it (1.08 > 1.05), now and then: it stays. */
     for (int i = 0; i < 20 * FIKIT_BUDGET_GROW; i++)
@@ -217,7 +217,7 @@ Test(budget, oscillation_is_bounded_by_the_backoff)
      * never do: the controller must settle under 8 and try 8 ever more
      * rarely. */
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_TOP);
     struct plant p = {.breaks_from = 8, .every = 50, .slow = 1.5};
     uint64_t n = 200000, at_or_above = 0, at[FIKIT_BUDGET_STEPS] = {0};
     for (uint64_t i = 0; i < n; i++) {
@@ -246,7 +246,7 @@ Test(budget, a_budget_the_device_cannot_give_leaves_the_job_waiting)
      * substrate's own cost): the controller goes to step 0, says so, and
      * goes no further. */
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_GAPS_TOP);
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_GAPS_TOP);
     cr_assert_eq(b.step, 4, "a gaps task starts at max_queued_us");
     for (int i = 0; i < 2000; i++)
         burst(&b, REF * 13 / 10);
@@ -269,8 +269,8 @@ Test(budget, a_service_slower_than_its_reference_is_judged_by_its_quiet_bursts)
      * bursts say it is the service's own pace, and the controller climbs
      * back once it knows. */
     struct fikit_budget blind, paced;
-    fikit_budget_init(&blind, 1.10, FIKIT_BUDGET_TOP);
-    fikit_budget_init(&paced, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&blind, 1.10, false, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&paced, 1.10, false, FIKIT_BUDGET_TOP);
     cr_assert_eq(paced.pace_ppm, 1000000, "the pace is the reference's until quiet bursts say otherwise");
     for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++) {
         burst_q(&blind, REF * 117 / 100, false);
@@ -291,7 +291,7 @@ Test(budget, quiet_bursts_do_not_excuse_what_the_tasks_below_cost)
      * flight, at 1.5 REF: they break the budget and cut, as against the
      * reference alone. */
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_TOP);
     for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
         burst_q(&b, i % 20 == 0 ? REF * 3 / 2 : REF * 8 / 10, i % 20 != 0);
     cr_assert_eq(b.pace_ppm, 1000000, "faster than its reference: judged against the reference");
@@ -299,7 +299,7 @@ Test(budget, quiet_bursts_do_not_excuse_what_the_tasks_below_cost)
     /* A service now faster than its reference is held to the reference,
      * not more strictly: the budget is what the operator stated of it. */
     struct fikit_budget f;
-    fikit_budget_init(&f, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&f, 1.10, false, FIKIT_BUDGET_TOP);
     for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
         burst_q(&f, i % 20 == 0 ? REF * 9 / 10 : REF * 6 / 10, i % 20 != 0);
     cr_assert_eq(f.pace_ppm, 1000000);
@@ -312,14 +312,14 @@ Test(budget, the_pace_is_bounded)
      * takes no more than FIKIT_BUDGET_PACE_MAX from quiet bursts; beyond,
      * the budget is as unmeetable as before. */
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_TOP);
     for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
         burst_q(&b, REF * 5, true);
     cr_assert_eq(b.pace_ppm, (uint32_t)(FIKIT_BUDGET_PACE_MAX * 1e6));
     cr_assert_eq(b.step, 0);
     cr_assert(b.unmeetable);
     struct fikit_budget fast;
-    fikit_budget_init(&fast, 1.10, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&fast, 1.10, false, FIKIT_BUDGET_TOP);
     for (int i = 0; i < 40 * FIKIT_BUDGET_GROW; i++)
         burst_q(&fast, REF / 10, true);
     cr_assert_eq(fast.pace_ppm, 1000000, "never below the reference's");
@@ -328,7 +328,7 @@ Test(budget, the_pace_is_bounded)
 Test(budget, a_gaps_task_never_climbs_to_beside)
 {
     struct fikit_budget b;
-    fikit_budget_init(&b, 1.25, fikit_budget_top_step(false));
+    fikit_budget_init(&b, 1.25, false, fikit_budget_top_step(false));
     for (int i = 0; i < 100000; i++)
         burst(&b, REF / 2);
     cr_assert_eq(b.step, FIKIT_BUDGET_GAPS_TOP);
@@ -339,8 +339,8 @@ Test(budget, the_budget_is_judged_against_its_own_value)
 {
     /* 1.2x alone breaks 1.10 and keeps 1.25. */
     struct fikit_budget tight, loose;
-    fikit_budget_init(&tight, 1.10, FIKIT_BUDGET_TOP);
-    fikit_budget_init(&loose, 1.25, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&tight, 1.10, false, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&loose, 1.25, false, FIKIT_BUDGET_TOP);
     for (int i = 0; i < 10; i++) {
         burst(&tight, REF * 12 / 10);
         burst(&loose, REF * 12 / 10);
@@ -358,8 +358,8 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     fikit_budget_set_init(&set);
     struct fikit_lower_knobs k;
     struct fikit_budget_ref ref = {.n = 1, .launches = {20}, .p99_ns = {REF}};
-    fikit_budget_set_add(&set, 0, 0, false, 1.10, &ref); /* the service: bursts of 20 launches */
-    fikit_budget_set_add(&set, 1, 9, false, 0, NULL);   /* a job sharing gaps */
+    fikit_budget_set_add(&set, 0, 0, false, 1.10, false, &ref); /* the service: bursts of 20 launches */
+    fikit_budget_set_add(&set, 1, 9, false, 0, false, NULL);   /* a job sharing gaps */
     fikit_budget_set_knobs(&set, 1, 100000, 0, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_GAPS);
     cr_assert_eq(k.inflight_ns, 100000, "as configured to start");
@@ -368,7 +368,7 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     cr_assert_eq(k.mode, FIKIT_LOWER_FREE, "nothing budgeted above the service");
 
     /* A beside job registers: the service's controller may climb to beside. */
-    fikit_budget_set_add(&set, 2, 9, true, 0, NULL);
+    fikit_budget_set_add(&set, 2, 9, true, 0, false, NULL);
     cr_assert_eq(set.b[0].top, FIKIT_BUDGET_TOP);
     fikit_budget_set_knobs(&set, 2, 100000, 70, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_BESIDE);
@@ -399,19 +399,19 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     int step = set.b[0].step;
     uint64_t cuts = set.b[0].cuts;
     struct fikit_budget_ref grown = {.n = 2, .launches = {20, 21}, .p99_ns = {2 * REF, REF}};
-    fikit_budget_set_ref(&set, 0, 1.10, &grown);
+    fikit_budget_set_ref(&set, 0, 1.10, false, &grown);
     cr_assert_eq(set.b[0].step, step, "a new reference is no restart");
     cr_assert_eq(set.b[0].cuts, cuts);
     cr_assert_neq(fikit_budget_set_burst(&set, 0, t, t + 2 * REF, 21, 100000, false), FIKIT_BUDGET_IGNORED,
                   "a size in the new reference is judged");
     /* A task not steered yet starts with its first reference. */
-    fikit_budget_set_add(&set, 4, 1, false, 1.2, NULL);
-    fikit_budget_set_ref(&set, 4, 1.2, &grown);
+    fikit_budget_set_add(&set, 4, 1, false, 1.2, false, NULL);
+    fikit_budget_set_ref(&set, 4, 1.2, false, &grown);
     cr_assert(set.steered & (1ull << 4));
     fikit_budget_set_drop(&set, 4);
 
     /* A level-5 task with a budget of its own, never measured: nothing. */
-    fikit_budget_set_add(&set, 3, 5, false, 1.5, NULL);
+    fikit_budget_set_add(&set, 3, 5, false, 1.5, false, NULL);
     cr_assert_eq(fikit_budget_set_burst(&set, 3, t, t + REF, 20, 100000, false), FIKIT_BUDGET_IGNORED);
     fikit_budget_set_knobs(&set, 3, 100000, 0, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_GAPS, "steered by the service above it");
@@ -503,4 +503,73 @@ Test(bursts, a_reference_is_taken_when_it_changed_and_only_if_valid)
     cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got));
     fikit_bursts_put_ref(&b, &ref);
     cr_assert(fikit_bursts_take_ref(&b, &seen, &got));
+}
+
+/* A burst of len_ns after an idle gap of gap_ns. */
+static enum fikit_budget_action burst_after(struct fikit_budget *b, uint64_t gap_ns, uint64_t len_ns)
+{
+    now_ns += gap_ns;
+    uint64_t start = now_ns;
+    now_ns += len_ns;
+    return fikit_budget_note_burst(b, start, now_ns, REF, 100000, false);
+}
+
+Test(budget, a_budget_on_requests_leaves_bursts_less_the_busier_the_task)
+{
+    /* Requests queue behind slower bursts: at a busy fraction u a burst may
+     * take 1 + (B - 1)(1 - u) of its reference. */
+    cr_assert_float_eq(fikit_budget_of_bursts(1.10, 0.0), 1.10, 1e-9);
+    cr_assert_float_eq(fikit_budget_of_bursts(1.10, 0.5), 1.05, 1e-9);
+    cr_assert_float_eq(fikit_budget_of_bursts(1.10, 0.75), 1.025, 1e-9);
+    cr_assert_float_eq(fikit_budget_of_bursts(1.10, 1.0), 1.0, 1e-9);
+    cr_assert_float_eq(fikit_budget_of_bursts(1.10, 1.5), 1.0, 1e-9, "a load is at most 1");
+    cr_assert_float_eq(fikit_budget_of_bursts(1.25, -1), 1.25, 1e-9);
+
+    /* Bursts 1.08x their reference at half load: within 1.10 as bursts,
+     * over it as requests; at a tenth of the load, within it either way. */
+    struct fikit_budget busy, bursts, light;
+    fikit_budget_init(&busy, 1.10, true, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&bursts, 1.10, false, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&light, 1.10, true, FIKIT_BUDGET_TOP);
+    uint64_t len = REF * 108 / 100;
+    for (int i = 0; i < FIKIT_BUDGET_LOAD_MIN - 1; i++) {
+        burst_after(&busy, len, len);
+        cr_assert_eq(busy.burst_budget_ppm, 1100000, "burst %d: too few bursts for a load: the budget as stated", i);
+    }
+    for (int i = 0; i < 3 * FIKIT_BUDGET_LOAD_BURSTS; i++)
+        burst_after(&busy, len, len);
+    for (int i = 0; i < 3 * FIKIT_BUDGET_LOAD_BURSTS; i++)
+        burst_after(&bursts, len, len);
+    for (int i = 0; i < 3 * FIKIT_BUDGET_LOAD_BURSTS; i++)
+        burst_after(&light, 9 * len, len);
+    cr_assert(busy.load_ppm > 495000 && busy.load_ppm < 505000, "load %u ppm", busy.load_ppm);
+    cr_assert(busy.burst_budget_ppm > 1049000 && busy.burst_budget_ppm < 1051000, "%u", busy.burst_budget_ppm);
+    cr_assert_lt(busy.step, FIKIT_BUDGET_TOP, "1.08x breaks 1.05: cut");
+    cr_assert_gt(busy.broken, 0);
+    cr_assert_eq(bursts.burst_budget_ppm, 1100000, "a budget of bursts does not move with the load");
+    cr_assert_eq(bursts.broken, 0);
+    cr_assert(light.load_ppm > 95000 && light.load_ppm < 105000, "load %u ppm", light.load_ppm);
+    cr_assert_eq(light.broken, 0, "1.08x within 1.09");
+    cr_assert_eq(light.step, FIKIT_BUDGET_TOP);
+}
+
+Test(budget, the_load_is_the_last_bursts_busy_fraction)
+{
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, true, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < 4 * FIKIT_BUDGET_LOAD_BURSTS; i++)
+        burst_after(&b, REF, REF);
+    cr_assert(b.load_ppm > 495000 && b.load_ppm < 505000, "load %u ppm", b.load_ppm);
+    /* The service goes quiet for a while: within two buckets of bursts the
+     * load is the new one; the pause itself counts as idle meanwhile. */
+    for (int i = 0; i < 2 * FIKIT_BUDGET_LOAD_BURSTS; i++)
+        burst_after(&b, 3 * REF, REF);
+    cr_assert(b.load_ppm > 245000 && b.load_ppm < 255000, "load %u ppm", b.load_ppm);
+    now_ns += 1000 * REF;
+    burst_after(&b, 3 * REF, REF);
+    cr_assert_lt(b.load_ppm, 200000, "a long pause counts: load %u ppm", b.load_ppm);
+    /* A burst that ends before it starts is ignored, its load unchanged. */
+    uint32_t load = b.load_ppm;
+    cr_assert_eq(fikit_budget_note_burst(&b, now_ns, now_ns - 1, REF, 100000, false), FIKIT_BUDGET_IGNORED);
+    cr_assert_eq(b.load_ppm, load);
 }

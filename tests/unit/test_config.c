@@ -84,6 +84,7 @@ Test(config, every_key_is_read)
                               "profile_dir = /tmp/prof\ndefault_priority = 7\n"
                               "[task.serve]\npriority = 0 ; inline comment\n"
                               "[task.train]\npriority = 9\nmps_thread_percentage = 40\nshare = beside\n"
+                              "latency_budget_of = bursts\n"
                               "[limits]\ndefault = 4\nuser.root = 0\ngroup.video = 2\n");
     struct fikit_config c;
     struct fikit_err err;
@@ -150,7 +151,7 @@ Test(config, unknown_key)
                  "3: [scheduler] polcy: unknown key (accepted: policy, substrate, "
                  "substrate_cost_us, safety_margin_us, gap_confidence, idle_after_us, idle_floor_us, pauses, recheck_us, "
                  "starve_after_us, max_queued_us, max_wait_ms, mps_lower_share, mps_lower_thread_percentage, mps_lower_cap, "
-                 "beside_max_slowdown, latency_budget, poll_us, spin_us)");
+                 "beside_max_slowdown, latency_budget, latency_budget_of, poll_us, spin_us)");
 }
 
 Test(config, bad_number)
@@ -242,6 +243,28 @@ Test(config, share_beside_needs_a_thread_cap_under_mps)
                  "mps_thread_percentage 100)");
     expect_error("[task.train]\npriority = 9\nshare = always\n",
                  "3: [task.train] share = always: unknown value (accepted: gaps, beside)");
+}
+
+/* What a budget holds: the requests' latency unless [scheduler] or the
+ * task's own section says bursts; the task's section wins. */
+Test(config, a_budget_is_on_the_requests_unless_a_section_says_bursts)
+{
+    struct fikit_config c;
+    struct fikit_err err;
+    fikit_config_defaults(&c);
+    cr_assert(fikit_config_task_budget_of_requests(&c, NULL), "the default: requests");
+    const char *p = write_ini("[scheduler]\nlatency_budget_of = bursts\n"
+                              "[task.serve]\npriority = 0\n"
+                              "[task.api]\npriority = 0\nlatency_budget = 1.2\nlatency_budget_of = requests\n");
+    cr_assert_eq(fikit_config_load_file(p, &c, &err), 0, "%s", err.msg);
+    cr_assert_not(fikit_config_task_budget_of_requests(&c, NULL));
+    cr_assert_not(fikit_config_task_budget_of_requests(&c, fikit_config_task(&c, "serve")), "[scheduler]'s");
+    cr_assert(fikit_config_task_budget_of_requests(&c, fikit_config_task(&c, "api")), "its own");
+    cr_assert_float_eq(fikit_config_task_budget(&c, fikit_config_task(&c, "api"), 0), 1.2, 1e-9);
+    expect_error("[task.api]\npriority = 0\nlatency_budget_of = latency\n",
+                 "3: [task.api] latency_budget_of = latency: unknown value (accepted: requests, bursts)");
+    expect_error("[scheduler]\nlatency_budget_of = 1\n",
+                 "2: [scheduler] latency_budget_of = 1: unknown value (accepted: requests, bursts)");
 }
 
 /* One rule for fikit-launch, the client and fikitd: with mps_lower_cap =
@@ -882,6 +905,7 @@ Test(config, fikit_config_prints_every_key_of_the_table, .fini = cleanup)
 {
     const char *p = write_ini("[scheduler]\nsubstrate = mps\n"
                               "[task.train]\npriority = 9\nmps_thread_percentage = 40\nshare = beside\n"
+                              "latency_budget_of = bursts\n"
                               "[limits]\ndefault = 3\nuser.root = 0\ngroup.students = 5\n");
     static char out[16384];
     config_output(p, out, sizeof out);
