@@ -52,7 +52,7 @@ struct burst {
 struct size_ref {
     uint32_t launches;
     size_t count;
-    uint64_t p99_ns;
+    uint64_t p99_ns, mean_ns;
 };
 
 static int by_size_then_length(const void *a, const void *b)
@@ -87,6 +87,7 @@ static void keep_sizes(struct fikit_budget_ref *ref, struct size_ref *sizes, siz
     for (size_t k = 0; k < nsizes; k++) {
         ref->launches[k] = sizes[k].launches;
         ref->p99_ns[k] = sizes[k].p99_ns;
+        ref->mean_ns[k] = sizes[k].mean_ns;
     }
     ref->n = (uint32_t)nsizes;
 }
@@ -113,7 +114,11 @@ void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launch
         if (m < FIKIT_BUDGET_REF_MIN)
             continue;
         size_t rank = (size_t)ceil(0.99 * (double)m - 1e-9);
-        sizes[nsizes++] = (struct size_ref){bursts[a].launches, m, bursts[a + (rank ? rank : 1) - 1].len_ns};
+        double sum = 0;
+        for (size_t i = a; i < b; i++)
+            sum += (double)bursts[i].len_ns;
+        sizes[nsizes++] = (struct size_ref){bursts[a].launches, m, bursts[a + (rank ? rank : 1) - 1].len_ns,
+                                            (uint64_t)(sum / (double)m + 0.5)};
     }
     keep_sizes(ref, sizes, nsizes);
     free(bursts);
@@ -134,13 +139,14 @@ void fikit_budget_ref_from_store(struct fikit_budget_ref *ref, const struct fiki
     for (size_t i = 0; i < n; i++)
         if (bs[i]->len.count >= FIKIT_BUDGET_REF_MIN)
             sizes[nsizes++] = (struct size_ref){bs[i]->launches, bs[i]->len.count,
-                                                fikit_stat_quantile(&bs[i]->len, 0.99)};
+                                                fikit_stat_quantile(&bs[i]->len, 0.99),
+                                                fikit_stat_mean(&bs[i]->len)};
     keep_sizes(ref, sizes, nsizes);
     free(bs);
     free(sizes);
 }
 
-uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches)
+uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches, uint64_t *mean_ns)
 {
     size_t lo = 0, hi = ref->n;
     while (lo < hi) {
@@ -150,7 +156,10 @@ uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t laun
         else
             hi = mid;
     }
-    return lo < ref->n && ref->launches[lo] == launches ? ref->p99_ns[lo] : 0;
+    bool found = lo < ref->n && ref->launches[lo] == launches;
+    if (mean_ns)
+        *mean_ns = found ? ref->mean_ns[lo] : 0;
+    return found ? ref->p99_ns[lo] : 0;
 }
 
 double fikit_budget_of_bursts(double budget, double load)
@@ -186,6 +195,39 @@ static void forget(struct fikit_budget *b)
     b->judged = 0;
     b->breaks = 0;
     b->near = 0;
+    memset(b->body_sum, 0, sizeof b->body_sum);
+    memset(b->body_sq, 0, sizeof b->body_sq);
+    b->body_n = 0;
+    b->body_full = false;
+    b->body_ppm = 0;
+    b->body_se_ppm = 0;
+}
+
+static uint32_t ppm(double x) { return x * 1e6 > 4e9 ? 4000000000u : x <= 0 ? 0 : (uint32_t)(x * 1e6 + 0.5); }
+
+/* A judged burst's ratio to alone's mean into the body (buckets as the
+ * load's): their mean and its standard error once FIKIT_BUDGET_BODY_BURSTS
+ * were judged. */
+static void note_body(struct fikit_budget *b, double ratio)
+{
+    b->body_sum[1] += ratio;
+    b->body_sq[1] += ratio * ratio;
+    b->body_n++;
+    if (b->body_full || b->body_n >= FIKIT_BUDGET_BODY_BURSTS) {
+        double n = (double)b->body_n + (b->body_full ? FIKIT_BUDGET_BODY_BURSTS : 0);
+        double sum = b->body_sum[1] + (b->body_full ? b->body_sum[0] : 0);
+        double sq = b->body_sq[1] + (b->body_full ? b->body_sq[0] : 0);
+        double mean = sum / n, var = (sq - sum * mean) / (n - 1);
+        b->body_ppm = ppm(mean);
+        b->body_se_ppm = ppm(var > 0 ? sqrt(var / n) : 0);
+    }
+    if (b->body_n == FIKIT_BUDGET_BODY_BURSTS) {
+        b->body_sum[0] = b->body_sum[1];
+        b->body_sq[0] = b->body_sq[1];
+        b->body_sum[1] = b->body_sq[1] = 0;
+        b->body_n = 0;
+        b->body_full = true;
+    }
 }
 
 /* Puts a bit into a window ring at position pos, returning the bit it replaced. */
@@ -269,7 +311,8 @@ static void note_load(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns
 }
 
 enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
-                                                 uint64_t ref_ns, uint64_t max_queued_ns, bool quiet)
+                                                 uint64_t ref_ns, uint64_t ref_mean_ns, uint64_t max_queued_ns,
+                                                 bool quiet)
 {
     if (end_ns < start_ns)
         return FIKIT_BUDGET_IGNORED;
@@ -297,8 +340,13 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     b->breaks += broke;
     b->near += near;
     b->judged++;
+    double pace = b->pace_ppm ? b->pace_ppm / 1e6 : 1.0;
+    if (ref_mean_ns)
+        note_body(b, (double)len / ((double)ref_mean_ns * pace));
+    double body = b->body_ppm / 1e6;
+    bool body_over = body - FIKIT_BUDGET_BODY_SE * b->body_se_ppm / 1e6 > budget;
 
-    if (b->breaks >= FIKIT_BUDGET_CUT_BREAKS) {
+    if (b->breaks >= FIKIT_BUDGET_CUT_BREAKS || body_over) {
         /* The p99 is likely over the budget: halve the step, fast; from the
          * top, one step (it differs only in the whole device at rest,
          * which a task that is not confined never had). */
@@ -313,7 +361,8 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
         change(b, b->step == FIKIT_BUDGET_TOP ? b->step - 1 : b->step / 2, end_ns, max_queued_ns);
         return FIKIT_BUDGET_CUT;
     }
-    if (b->step >= b->top || b->near > FIKIT_BUDGET_NEAR_MAX)
+    if (b->step >= b->top || b->near > FIKIT_BUDGET_NEAR_MAX ||
+        body > 1.0 + FIKIT_BUDGET_HYSTERESIS * (budget - 1.0))
         return FIKIT_BUDGET_KEEP;
     uint32_t k = b->cuts_from[b->step + 1];
     uint64_t need = (uint64_t)FIKIT_BUDGET_GROW << (k < FIKIT_BUDGET_BACKOFF_MAX ? k : FIKIT_BUDGET_BACKOFF_MAX);
@@ -403,8 +452,9 @@ enum fikit_budget_action fikit_budget_set_burst(struct fikit_budget_set *set, in
 {
     if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS || !(set->steered & (1ull << slot)))
         return FIKIT_BUDGET_IGNORED;
-    return fikit_budget_note_burst(&set->b[slot], start_ns, end_ns, fikit_budget_ref_find(&set->ref[slot], launches),
-                                   max_queued_ns, quiet);
+    uint64_t mean = 0;
+    uint64_t p99 = fikit_budget_ref_find(&set->ref[slot], launches, &mean);
+    return fikit_budget_note_burst(&set->b[slot], start_ns, end_ns, p99, mean, max_queued_ns, quiet);
 }
 
 void fikit_budget_set_knobs(const struct fikit_budget_set *set, int slot, uint64_t max_queued_ns, uint32_t sm_pct,

@@ -110,6 +110,19 @@ static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_B
  * requests never queue) judges each burst by B itself. */
 #define FIKIT_BUDGET_LOAD_BURSTS 128
 #define FIKIT_BUDGET_LOAD_MIN 16
+/* The body: a queue of requests grows with the bursts' mean as much as with
+ * their tail, and a slowdown of the middle of a wide distribution (bert's
+ * requests of four sizes, 4-15 ms alone) breaks no burst's p99. So the
+ * bursts judged since the last change are also judged together: the mean
+ * of their ratios to what the same sizes took alone on average (x the
+ * pace), over the last FIKIT_BUDGET_BODY_BURSTS to twice as many. Once
+ * FIKIT_BUDGET_BODY_BURSTS were judged, a body over the burst budget by
+ * more than FIKIT_BUDGET_BODY_SE of its standard errors cuts as six breaks
+ * do (a mean of 128 bursts is itself uncertain by a percent or two, the
+ * whole margin at a high load); a step climbs only with the body within
+ * the hysteresis. */
+#define FIKIT_BUDGET_BODY_BURSTS 128
+#define FIKIT_BUDGET_BODY_SE 2.0
 /* Bursts within the hysteresis needed to climb a step (before backoff). */
 #define FIKIT_BUDGET_GROW 128
 /* A burst is "near" the budget above ref * (1 + FIKIT_BUDGET_HYSTERESIS *
@@ -132,6 +145,7 @@ struct fikit_budget_ref {
     uint32_t n;
     uint32_t launches[FIKIT_BUDGET_REF_SIZES]; /* ascending */
     uint64_t p99_ns[FIKIT_BUDGET_REF_SIZES];
+    uint64_t mean_ns[FIKIT_BUDGET_REF_SIZES];  /* their mean (the body); 0: not known */
 };
 
 /* The reference from n bursts alone (launch count, length): the sizes seen
@@ -143,8 +157,9 @@ void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launch
  * each size's p99 from its statistic. */
 struct fikit_measure_store;
 void fikit_budget_ref_from_store(struct fikit_budget_ref *ref, const struct fikit_measure_store *st);
-/* The p99 alone of bursts of launches; 0: none seen. */
-uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches);
+/* The p99 alone of bursts of launches, and their mean into *mean_ns (may
+ * be NULL); 0: none seen. */
+uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches, uint64_t *mean_ns);
 
 /* One budgeted task's controller. */
 struct fikit_budget {
@@ -157,6 +172,14 @@ struct fikit_budget {
     uint64_t load_since_ns[2], load_busy_ns[2];
     uint32_t load_n;
     bool load_full;          /* bucket [0] holds a whole bucket */
+    /* The body of the bursts judged since the last change, in two buckets
+     * as the load's: the sum of their ratios to alone's mean and of their
+     * squares. */
+    double body_sum[2], body_sq[2];
+    uint32_t body_n;
+    bool body_full;
+    uint32_t body_ppm;       /* their mean ratio, x the pace; 0: not judged yet */
+    uint32_t body_se_ppm;    /* its standard error */
     int top;                 /* the highest step its lower tasks can take */
     int step;
     uint64_t settled_ns;     /* bursts that started before this saw an older step */
@@ -194,12 +217,14 @@ enum fikit_budget_action {
 
 /* A burst of the budgeted task that started at start_ns and whose last
  * kernel completed at end_ns, against ref_ns, what such a burst took alone
- * at the p99 (0: not judged), given to the controller in order of their
+ * at the p99 (0: not judged), and ref_mean_ns, on average (0: its body is
+ * not judged), given to the controller in order of their
  * ends; max_queued_ns is the lower tasks' configured bound (for the
  * settling time of the step it leaves); quiet: nothing below the task had
  * work queued or running while it lasted (it sets the pace). */
 enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
-                                                 uint64_t ref_ns, uint64_t max_queued_ns, bool quiet);
+                                                 uint64_t ref_ns, uint64_t ref_mean_ns, uint64_t max_queued_ns,
+                                                 bool quiet);
 
 /* A device's controllers, one per budgeted task, by slot: what fikitd and
  * fikit sim keep, so both decide with the same code. */

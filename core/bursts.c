@@ -73,7 +73,7 @@ bool fikit_bursts_take_ref(const struct fikit_bursts *b, uint64_t *seen, struct 
         return false;
     for (uint32_t k = 0; k < r.n; k++)
         if (!r.launches[k] || (k && r.launches[k] <= r.launches[k - 1]) || !r.p99_ns[k] ||
-            r.p99_ns[k] > FIKIT_BURST_MAX_NS)
+            r.p99_ns[k] > FIKIT_BURST_MAX_NS || r.mean_ns[k] > FIKIT_BURST_MAX_NS)
             return false;
     *out = r;
     return true;

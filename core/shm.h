@@ -44,7 +44,8 @@
 /* 7: split into header, commons and one memfd per slot */
 /* 8: the budget's knobs per slot owner */
 /* 12: max_wait_ns, so a held client says fikitd's bound */
-#define FIKIT_SHM_VERSION 13 /* 13: the published parameters one struct, with the substrate's switches */
+#define FIKIT_SHM_VERSION 14 /* 13: the published parameters one struct, with the substrate's switches;
+                              * 14: a budget's reference holds each size's mean */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */

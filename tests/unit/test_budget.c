@@ -17,7 +17,7 @@ static enum fikit_budget_action burst(struct fikit_budget *b, uint64_t len_ns)
     now_ns += 10 * MS;
     uint64_t start = now_ns;
     now_ns += len_ns;
-    return fikit_budget_note_burst(b, start, now_ns, REF, 100000, false);
+    return fikit_budget_note_burst(b, start, now_ns, REF, 0, 100000, false);
 }
 
 /* The same, quiet or not (nothing below the task had work in flight). */
@@ -26,7 +26,7 @@ static enum fikit_budget_action burst_q(struct fikit_budget *b, uint64_t len_ns,
     now_ns += 10 * MS;
     uint64_t start = now_ns;
     now_ns += len_ns;
-    return fikit_budget_note_burst(b, start, now_ns, REF, 100000, quiet);
+    return fikit_budget_note_burst(b, start, now_ns, REF, 0, 100000, quiet);
 }
 
 /* A plant: the service's burst at the step the lower task is allowed, a
@@ -86,7 +86,7 @@ Test(budget, without_a_reference_it_does_nothing)
     int start = b.step;
     for (int i = 0; i < 1000; i++) {
         now_ns += 10 * MS;
-        cr_assert_eq(fikit_budget_note_burst(&b, now_ns, now_ns + 50 * REF, 0, 100000, false), FIKIT_BUDGET_IGNORED);
+        cr_assert_eq(fikit_budget_note_burst(&b, now_ns, now_ns + 50 * REF, 0, 0, 100000, false), FIKIT_BUDGET_IGNORED);
     }
     cr_assert_eq(b.step, start);
     cr_assert_eq(b.bursts, 0);
@@ -108,10 +108,15 @@ Test(budget, the_reference_is_the_p99_alone_of_each_burst_size)
     cr_assert_eq(ref.n, 2);
     cr_assert_eq(ref.launches[0], 10);
     cr_assert_eq(ref.launches[1], 300);
-    cr_assert_eq(fikit_budget_ref_find(&ref, 10), MS + 197 * MS / 199, "the 198th of 200");
-    cr_assert_eq(fikit_budget_ref_find(&ref, 300), 20 * MS);
-    cr_assert_eq(fikit_budget_ref_find(&ref, 30), 0, "seen once: not judged");
-    cr_assert_eq(fikit_budget_ref_find(&ref, 11), 0);
+    cr_assert_eq(fikit_budget_ref_find(&ref, 10, NULL), MS + 197 * MS / 199, "the 198th of 200");
+    uint64_t mean = 0;
+    cr_assert_eq(fikit_budget_ref_find(&ref, 300, &mean), 20 * MS);
+    cr_assert_eq(mean, 20 * MS);
+    fikit_budget_ref_find(&ref, 10, &mean);
+    cr_assert(mean >= 3 * MS / 2 - 1 && mean <= 3 * MS / 2 + 1, "the mean of 1 to 2 ms: %llu", (unsigned long long)mean);
+    cr_assert_eq(fikit_budget_ref_find(&ref, 30, &mean), 0, "seen once: not judged");
+    cr_assert_eq(mean, 0);
+    cr_assert_eq(fikit_budget_ref_find(&ref, 11, NULL), 0);
 }
 
 /* A profile's burst records give the same reference, within the accuracy
@@ -141,8 +146,11 @@ Test(budget, the_reference_from_a_profile_is_the_same)
         double r = (double)b.p99_ns[k] / (double)a.p99_ns[k];
         cr_assert(r > 0.99 && r < 1.01, "size %u: %llu against %llu", a.launches[k],
                   (unsigned long long)b.p99_ns[k], (unsigned long long)a.p99_ns[k]);
+        double m = (double)b.mean_ns[k] / (double)a.mean_ns[k];
+        cr_assert(m > 0.999 && m < 1.001, "size %u: mean %llu against %llu", a.launches[k],
+                  (unsigned long long)b.mean_ns[k], (unsigned long long)a.mean_ns[k]);
     }
-    cr_assert_eq(fikit_budget_ref_find(&b, 99), 0);
+    cr_assert_eq(fikit_budget_ref_find(&b, 99, NULL), 0);
     fikit_measure_destroy(&st);
 }
 
@@ -164,7 +172,7 @@ Test(budget, a_breach_cuts_fast_and_only_once_per_settling)
      * not held against the new step. */
     uint64_t start = now_ns + MS;
     now_ns = start + REF * 3;
-    cr_assert_eq(fikit_budget_note_burst(&b, start, now_ns, REF, 100000, false), FIKIT_BUDGET_IGNORED);
+    cr_assert_eq(fikit_budget_note_burst(&b, start, now_ns, REF, 0, 100000, false), FIKIT_BUDGET_IGNORED);
     cr_assert_eq(b.step, (FIKIT_BUDGET_TOP - 1) / 2);
     /* Breaking on at the new step: down to waiting in a few bursts. */
     int cuts = 0;
@@ -479,13 +487,14 @@ Test(bursts, a_reference_is_taken_when_it_changed_and_only_if_valid)
 {
     static struct fikit_bursts b;
     memset(&b, 0, sizeof b);
-    struct fikit_budget_ref ref = {.n = 2, .launches = {4, 9}, .p99_ns = {MS, 3 * MS}}, got;
+    struct fikit_budget_ref ref = {.n = 2, .launches = {4, 9}, .p99_ns = {MS, 3 * MS}, .mean_ns = {MS / 2, 0}}, got;
     uint64_t seen = 0;
     cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got), "none published");
     fikit_bursts_put_ref(&b, &ref);
     cr_assert(fikit_bursts_take_ref(&b, &seen, &got));
     cr_assert_eq(got.n, 2);
     cr_assert_eq(got.p99_ns[1], 3 * MS);
+    cr_assert_eq(got.mean_ns[0], MS / 2, "the mean comes with it");
     cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got), "unchanged: not taken again");
     struct fikit_budget_ref bad[] = {
         {.n = FIKIT_BUDGET_REF_SIZES + 1},
@@ -493,6 +502,7 @@ Test(bursts, a_reference_is_taken_when_it_changed_and_only_if_valid)
         {.n = 1, .launches = {0}, .p99_ns = {MS}},              /* no launches */
         {.n = 1, .launches = {4}, .p99_ns = {0}},               /* no length */
         {.n = 1, .launches = {4}, .p99_ns = {FIKIT_BURST_MAX_NS + 1}},
+        {.n = 1, .launches = {4}, .p99_ns = {MS}, .mean_ns = {FIKIT_BURST_MAX_NS + 1}}, /* a mean no burst has */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fikit_bursts_put_ref(&b, &bad[i]);
@@ -511,7 +521,7 @@ static enum fikit_budget_action burst_after(struct fikit_budget *b, uint64_t gap
     now_ns += gap_ns;
     uint64_t start = now_ns;
     now_ns += len_ns;
-    return fikit_budget_note_burst(b, start, now_ns, REF, 100000, false);
+    return fikit_budget_note_burst(b, start, now_ns, REF, 0, 100000, false);
 }
 
 Test(budget, a_budget_on_requests_leaves_bursts_less_the_busier_the_task)
@@ -570,6 +580,50 @@ Test(budget, the_load_is_the_last_bursts_busy_fraction)
     cr_assert_lt(b.load_ppm, 200000, "a long pause counts: load %u ppm", b.load_ppm);
     /* A burst that ends before it starts is ignored, its load unchanged. */
     uint32_t load = b.load_ppm;
-    cr_assert_eq(fikit_budget_note_burst(&b, now_ns, now_ns - 1, REF, 100000, false), FIKIT_BUDGET_IGNORED);
+    cr_assert_eq(fikit_budget_note_burst(&b, now_ns, now_ns - 1, REF, 0, 100000, false), FIKIT_BUDGET_IGNORED);
     cr_assert_eq(b.load_ppm, load);
+}
+
+/* A burst of len_ns judged against REF at the tail and mean_ns on average. */
+static enum fikit_budget_action burst_m(struct fikit_budget *b, uint64_t len_ns, uint64_t mean_ns)
+{
+    now_ns += 10 * MS;
+    uint64_t start = now_ns;
+    now_ns += len_ns;
+    return fikit_budget_note_burst(b, start, now_ns, REF, mean_ns, 100000, false);
+}
+
+Test(budget, a_slower_body_cuts_though_no_burst_breaks_the_tail)
+{
+    /* Bursts of 2 ms alone on average (a wide distribution: its p99 REF is
+     * 5 ms) now take 2.4 ms: 1.2x in the middle, no burst near the tail. */
+    struct fikit_budget b, tail_only;
+    fikit_budget_init(&b, 1.10, false, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&tail_only, 1.10, false, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < FIKIT_BUDGET_BODY_BURSTS - 1; i++) {
+        cr_assert_eq(burst_m(&b, 2400000, 2 * MS), FIKIT_BUDGET_KEEP, "burst %d: too few for a mean", i);
+        burst_m(&tail_only, 2400000, 0);
+    }
+    cr_assert_eq(b.body_ppm, 0);
+    cr_assert_eq(burst_m(&b, 2400000, 2 * MS), FIKIT_BUDGET_CUT, "the body at 1.2x breaks 1.10");
+    cr_assert_eq(b.broken, 0, "no burst broke it at the tail");
+    for (int i = 0; i < 4 * FIKIT_BUDGET_GROW; i++)
+        burst_m(&tail_only, 2400000, 0);
+    cr_assert_eq(tail_only.step, FIKIT_BUDGET_TOP, "without the mean, nothing is seen");
+    cr_assert_eq(tail_only.cuts, 0);
+
+    /* A body within the hysteresis (1.02x) climbs back; one at 1.07x, within
+     * the budget but not well inside it, holds the step. */
+    struct fikit_budget ok, near;
+    fikit_budget_init(&ok, 1.10, false, FIKIT_BUDGET_GAPS_TOP);
+    fikit_budget_init(&near, 1.10, false, FIKIT_BUDGET_GAPS_TOP);
+    ok.step = near.step = 2;
+    for (int i = 0; i < 2 * FIKIT_BUDGET_GROW; i++) {
+        burst_m(&ok, 2040000, 2 * MS);
+        burst_m(&near, 2140000, 2 * MS);
+    }
+    cr_assert_gt(ok.step, 2);
+    cr_assert_eq(near.step, 2);
+    cr_assert_eq(near.cuts, 0);
+    cr_assert(near.body_ppm > 1065000 && near.body_ppm < 1075000, "%u", near.body_ppm);
 }
