@@ -174,7 +174,7 @@ struct fikit_msg_status_task {
     uint32_t budget_of_requests;  /* latency_budget_of = requests */
     uint32_t budget_load_ppm;     /* its busy fraction over its last bursts (core/budget.h) */
     uint32_t budget_bursts_ppm;   /* what each burst may take against its reference now */
-    uint32_t pad2;
+    uint32_t budget_body_ppm;     /* its judged bursts' mean against alone's; 0: not yet (was padding) */
     uint64_t bursts, bursts_lost; /* bursts it reported that fikitd read; lost or refused */
     /* What the budgets above let it do while they are active (enum fikit_lower_mode, 0: as configured). */
     uint32_t knob_mode, knob_sm_pct;

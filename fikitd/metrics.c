@@ -241,6 +241,10 @@ static char *format(struct fikitd_device *const *devs, int n, size_t *len)
              "What each of its bursts may take against alone now: its latency_budget, less what its load "
              "queues up when the budget is on its requests; 0: not steered.",
              "%.6f", t->budget_bursts_ppm / 1e6);
+    PER_TASK("fikit_task_budget_body_ratio", "gauge",
+             "The mean of its bursts judged since the budget's last step against what their sizes took alone "
+             "on average (x its pace); 0: not judged yet.",
+             "%.6f", t->budget_body_ppm / 1e6);
     PER_TASK("fikit_task_budget_cuts_total", "counter", "Steps the budget controller went down.", "%u",
              t->budget_cuts);
     PER_TASK("fikit_task_budget_climbs_total", "counter", "Steps the budget controller went up.", "%u",

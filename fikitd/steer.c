@@ -110,6 +110,7 @@ void fikitd_steer_status(const struct fikitd_device *dev, int s, struct fikit_ms
     out->budget_of_requests = st->of_requests;
     out->budget_load_ppm = steered ? b->load_ppm : 0;
     out->budget_bursts_ppm = steered ? b->burst_budget_ppm : 0;
+    out->budget_body_ppm = steered ? b->body_ppm : 0;
     out->bursts = st->bursts;
     out->bursts_lost = st->lost;
     struct fikit_lower_knobs k;

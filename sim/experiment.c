@@ -272,6 +272,7 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
         row->budget_pace = r.task[0].budget_pace_ppm / 1e6;
         row->budget_load = r.task[0].budget_load_ppm / 1e6;
         row->budget_bursts = r.task[0].budget_burst_ppm / 1e6;
+        row->budget_body = r.task[0].budget_body_ppm / 1e6;
         row->budget_unmeetable = r.task[0].budget_unmeetable;
         fikit_sim_result_free(&r);
     }

@@ -84,6 +84,7 @@ struct fikit_sim_row {
     double budget_pace; /* the service's pace against its reference, from its quiet bursts */
     double budget_load;   /* its busy fraction, as its controller measured it */
     double budget_bursts; /* what its bursts were judged by at the end (the budget less the load's queueing) */
+    double budget_body;   /* its judged bursts' mean against alone's at the end; 0: not judged */
     bool budget_unmeetable;
 };
 

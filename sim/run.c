@@ -664,6 +664,7 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
             r->task[i].budget_pace_ppm = m->budgets.b[i].pace_ppm;
             r->task[i].budget_load_ppm = m->budgets.b[i].load_ppm;
             r->task[i].budget_burst_ppm = m->budgets.b[i].burst_budget_ppm;
+            r->task[i].budget_body_ppm = m->budgets.b[i].body_ppm;
             r->task[i].budget_unmeetable = m->budgets.b[i].unmeetable;
         }
     }

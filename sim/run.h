@@ -91,6 +91,7 @@ struct fikit_sim_task_result {
     uint32_t budget_pace_ppm;
     uint32_t budget_load_ppm;  /* its busy fraction as the controller measured it */
     uint32_t budget_burst_ppm; /* what each of its bursts was judged by at the end */
+    uint32_t budget_body_ppm;  /* its judged bursts' mean against alone's at the end; 0: not judged */
     bool budget_unmeetable;
 };
 

@@ -214,9 +214,9 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
                 (unsigned long long)w->switches);
         if (w->budgeted)
             fprintf(json, ", \"budget\": %.3f, \"budget_step\": %d, \"budget_pace\": %.4f, \"budget_load\": %.4f, "
-                          "\"budget_bursts\": %.4f, \"budget_cuts\": %llu, "
+                          "\"budget_bursts\": %.4f, \"budget_body\": %.4f, \"budget_cuts\": %llu, "
                           "\"budget_climbs\": %llu, \"budget_unmeetable\": %s",
-                    x->budget, w->budget_step, w->budget_pace, w->budget_load, w->budget_bursts,
+                    x->budget, w->budget_step, w->budget_pace, w->budget_load, w->budget_bursts, w->budget_body,
                     (unsigned long long)w->budget_cuts,
                     (unsigned long long)w->budget_climbs, w->budget_unmeetable ? "true" : "false");
         fprintf(json, "}");

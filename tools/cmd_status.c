@@ -111,10 +111,11 @@ static void budget_lines(const struct fikit_msg_status_task *t)
             printf("not held yet: no burst size was measured alone 10 times; run the task alone under "
                    "fikit first (%llu bursts read)\n", (unsigned long long)t->bursts);
         else
-            printf("step %d%s, pace %.2fx, bursts %.3fx at most at load %.2f, last burst %.2fx alone, "
-                   "%llu bursts (%llu lost), %u cuts, %u climbs, %u sizes measured alone\n", t->budget_step,
+            printf("step %d%s, pace %.2fx, bursts %.3fx at most at load %.2f, body %.3fx, last burst %.2fx "
+                   "alone, %llu bursts (%llu lost), %u cuts, %u climbs, %u sizes measured alone\n", t->budget_step,
                    t->budget_unmeetable ? " (unmeetable)" : "", t->budget_pace_ppm / 1e6,
-                   t->budget_bursts_ppm / 1e6, t->budget_load_ppm / 1e6, t->burst_slowdown_ppm / 1e6,
+                   t->budget_bursts_ppm / 1e6, t->budget_load_ppm / 1e6, t->budget_body_ppm / 1e6,
+                   t->burst_slowdown_ppm / 1e6,
                    (unsigned long long)t->bursts,
                    (unsigned long long)t->bursts_lost, t->budget_cuts, t->budget_climbs, t->budget_sizes);
     }
@@ -221,6 +222,7 @@ static void json_task(const struct fikit_msg_status_task *t)
                t->budget_of_requests ? "requests" : "bursts");
         json_ratio("load", t->budget_load_ppm);
         json_ratio("bursts_at_most", t->budget_bursts_ppm);
+        json_ratio("body", t->budget_body_ppm);
         json_ratio("last_burst", t->burst_slowdown_ppm);
         json_ratio("pace", t->budget_pace_ppm);
         printf(",\"bursts\":%llu,\"bursts_lost\":%llu,\"cuts\":%u,\"climbs\":%u,\"sizes\":%u}",

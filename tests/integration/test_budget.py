@@ -57,7 +57,7 @@ with Fikit() as fk:
     while svc.poll() is None:
         st = fk.status()
         m = re.search(r"budget 1\.25x alone \(of requests\): step (\d+), pace [\d.]+x, bursts ([\d.]+)x at most "
-                      r"at load ([\d.]+).*?, (\d+) bursts \((\d+) lost\)", st)
+                      r"at load ([\d.]+), body [\d.]+x.*?, (\d+) bursts \((\d+) lost\)", st)
         if m:
             seen_budget = m.group(0)
             bursts = max(bursts, int(m.group(4)))
@@ -86,8 +86,9 @@ with Fikit() as fk:
     check(re.search(r'^fikit_task_latency_budget_ratio\{[^}]*task="serve"\} 1\.25', prom, re.M) is not None,
           "the metrics file has the service's budget")
     check(re.search(r'^fikit_task_budget_load_ratio\{[^}]*task="serve"\} [\d.]+', prom, re.M) is not None and
-          re.search(r'^fikit_task_budget_bursts_ratio\{[^}]*task="serve"\} 1\.[\d]+', prom, re.M) is not None,
-          "the metrics file has the service's load and what its bursts may take")
+          re.search(r'^fikit_task_budget_bursts_ratio\{[^}]*task="serve"\} 1\.[\d]+', prom, re.M) is not None and
+          re.search(r'^fikit_task_budget_body_ratio\{[^}]*task="serve"\} [\d.]+', prom, re.M) is not None,
+          "the metrics file has the service's load, what its bursts may take and their body")
     check(re.search(r'^fikit_task_bursts_total\{[^}]*task="serve"\} [1-9]', prom, re.M) is not None,
           "and the bursts fikitd read")
     time.sleep(0.3)  # fikitd notices the service's end
