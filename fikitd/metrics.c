@@ -221,7 +221,8 @@ static char *format(struct fikitd_device *const *devs, int n, size_t *len)
              "Its kernels against its profile in the last second; 0: unknown.", "%.6f",
              t->slowdown_ppm / 1e6);
     PER_TASK("fikit_task_latency_budget_ratio", "gauge",
-             "Its latency_budget: how much slower than alone its bursts may be at the p99; 0: none.", "%.6f",
+             "Its latency_budget: how much slower than alone its requests (latency_budget_of = requests) or "
+             "its bursts may be at the p99; 0: none.", "%.6f",
              t->budget_ppm / 1e6);
     PER_TASK("fikit_task_budget_step", "gauge",
              "The budget controller's step for the tasks below it (0: they wait, 12: beside with 8 ms "
