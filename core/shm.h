@@ -44,8 +44,8 @@
 /* 7: split into header, commons and one memfd per slot */
 /* 8: the budget's knobs per slot owner */
 /* 12: max_wait_ns, so a held client says fikitd's bound */
-#define FIKIT_SHM_VERSION 14 /* 13: the published parameters one struct, with the substrate's switches;
-                              * 14: a budget's reference holds each size's mean */
+#define FIKIT_SHM_VERSION 15 /* 13: the published parameters one struct, with the substrate's switches;
+                              * 14: a budget's reference holds each size's mean; 15: a slot's flags */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */
@@ -97,6 +97,12 @@ struct fikit_shm_launch {
 /* One task's memfd. Cache-line aligned, so a launch's publication
  * (pub_lock to pub) always spans the same two lines. */
 
+/* A task registered as beside that shares only the gaps of higher levels
+ * now: its launches could not be confined to its share (a green context or
+ * a CU mask could not be made), so it behaves as share = gaps; fikit status
+ * shows that, not what the task registered with. */
+#define FIKIT_SLOT_GAPS_ONLY 1u
+
 struct fikit_shm_slot {
     /* written by fikitd when it makes the memfd: whose it is */
     _Alignas(64) _Atomic uint64_t gen;
@@ -120,6 +126,7 @@ struct fikit_shm_slot {
      * (interpose/burst.h: its burst ended); a launch since begins another.
      * What a confined task below tells the idle between requests by. */
     _Atomic uint64_t waited_ns;
+    _Atomic uint32_t flags; /* FIKIT_SLOT_*: what the task says of itself */
     struct fikit_shm_waiter waiters[FIKIT_SHM_WAITERS];
     _Atomic uint64_t trace_head; /* total events written; ring index = head % size */
     _Atomic uint64_t trace_tail; /* events fikitd has read: a writer that finds the ring

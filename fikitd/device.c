@@ -566,7 +566,8 @@ int fikitd_status_device(struct fikitd_device *dev, uint64_t now, struct fikit_m
         mt->held_now = ts.held_now;
         mt->held_longest_ns = ts.held_longest_ns;
         mt->held_longest_dur_ns = ts.held_longest_dur_ns;
-        mt->beside = info->beside;
+        /* Beside as registered, unless it says it shares only gaps now. */
+        mt->beside = info->beside && !(atomic_load(&sl->flags) & FIKIT_SLOT_GAPS_ONLY);
         mt->idle_after_ns = ts.idle_after_ns;
         fikitd_steer_status(dev, s, mt);
         snprintf(mt->name, sizeof mt->name, "%s", info->name);

@@ -97,13 +97,26 @@ static void confine_or_cap(struct fikit_client *c, struct fikit_task_sharing *s)
     s->thread_pct = s->confine_pct;
 }
 
+/* The slot says the task shares only gaps once confining failed (fikitd's
+ * status reads it). */
+static void tell_gaps_only(const struct fikit_client *c, struct fikit_registration *r)
+{
+    if (r && atomic_load(&c->confine_failed))
+        atomic_fetch_or(&r->slot->flags, FIKIT_SLOT_GAPS_ONLY);
+}
+
 void fikit_client_confine_failed(const char *why)
 {
     struct fikit_client *c = &fikit_client;
     bool was = false;
-    if (atomic_compare_exchange_strong(&c->confine_failed, &was, true))
-        fikit_warn("task %s: cannot confine its launches to %u%% of the device (%s): it shares only the gaps "
-                   "of higher levels", c->task, c->confine_pct, why);
+    if (!atomic_compare_exchange_strong(&c->confine_failed, &was, true))
+        return;
+    fikit_warn("task %s: cannot confine its launches to %u%% of the device (%s): it shares only the gaps "
+               "of higher levels", c->task, c->confine_pct, why);
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < atomic_load(&c->ndevs); i++)
+        tell_gaps_only(c, atomic_load(&c->devs[i]->reg));
+    pthread_mutex_unlock(&c->lock);
 }
 
 static void init_once_fn(void)
@@ -452,6 +465,7 @@ struct fikit_client_device *fikit_client_device(const struct fikit_backend_ops *
     if (rc == 0)
         rc = do_register(c, d, &r);
     if (rc == 0) {
+        tell_gaps_only(c, r);
         atomic_store(&d->reg, r);
         d->level = r->level;
         fikit_debug("registered on %s (%s) in slot %d at priority %d", d->key, d->model,
@@ -570,6 +584,7 @@ void fikit_client_check_daemon(void)
                 struct fikit_registration *r = NULL;
                 if (do_register(c, c->devs[i], &r) == 0) {
                     c->devs[i]->level = r->level;
+                    tell_gaps_only(c, r);
                     atomic_store(&c->devs[i]->reg, r);
                     joined++;
                 }

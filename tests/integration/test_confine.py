@@ -12,7 +12,8 @@ keeps the program's order:
   four threads) reads its results right;
 - with the priority-0 task gone, none is moved (the whole device);
 - where green contexts cannot be made (an old driver), the task says so in
-  one line on stderr, shares only gaps, and its results are still right."""
+  one line on stderr, shares only gaps, and its results are still right;
+  fikit status then shows it sharing gaps."""
 import json
 import os
 from harness import BUILD, Fikit, check, run_confined, status_column, wait_for
@@ -82,5 +83,23 @@ with Fikit(policy="fill", extra="substrate = mps\nmps_lower_cap = launches\nlate
           "without green contexts the program runs, its results right, nothing moved")
     check(len(lines) == 1 and "cuGreenCtxCreate" in lines[0] and "shares only the gaps" in lines[0],
           f"it says once why, and what it does instead: {lines}")
+    # And fikit status says so: a task registered beside shows as sharing gaps
+    # once its launches could not be confined (the flag in its slot).
+    saved = dict(fk.env)
+    fk.env["FAKECUDA_GREEN"] = "unsupported"
+    try:
+        job = fk.popen("job", [spinner, "--spin", "600"])
+    finally:
+        fk.env = saved
+    shares = []
+
+    def gaps_shown():
+        shares.extend(status_column(fk.status(), "job", "share"))
+        return shares and shares[-1] == "gaps"
+    wait_for("the unconfined job shown as sharing gaps", gaps_shown)
+    job.kill()
+    _, err = job.communicate(timeout=60)
+    check(shares and shares[-1] == "gaps" and "cannot confine" in err,
+          f"fikit status shows it as it runs: sharing gaps ({shares[-3:]})")
     svc.terminate()
     svc.communicate(timeout=60)
