@@ -425,6 +425,14 @@ void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, boo
     retop(set);
 }
 
+void fikit_budget_set_beside(struct fikit_budget_set *set, int slot, bool beside)
+{
+    if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS || !(set->used & (1ull << slot)) || set->beside[slot] == beside)
+        return;
+    set->beside[slot] = beside;
+    retop(set);
+}
+
 void fikit_budget_set_drop(struct fikit_budget_set *set, int slot)
 {
     if (slot < 0 || slot >= FIKIT_BUDGET_SLOTS)

@@ -246,6 +246,9 @@ void fikit_budget_set_init(struct fikit_budget_set *set);
 void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, bool beside, double budget,
                           bool of_requests, const struct fikit_budget_ref *ref);
 void fikit_budget_set_drop(struct fikit_budget_set *set, int slot);
+/* The task in slot runs beside the levels above or no longer does (its
+ * launches could not be confined): how far the budgets above it climb. */
+void fikit_budget_set_beside(struct fikit_budget_set *set, int slot, bool beside);
 /* A newer reference for the task in slot (its profile grew): a task
  * already steered keeps its controller's state (step, window, backoff) and
  * judges by ref from now on; one not yet steered starts as set_add does;

@@ -60,6 +60,16 @@ void fikitd_steer_sync(struct fikitd_device *dev, uint64_t now)
     uint64_t max_queued = atomic_load_explicit(&dev->shm->hdr->params.max_queued_ns, memory_order_relaxed);
     for (int s = 0; s < FIKIT_SHM_SLOTS; s++) {
         struct fikitd_slot_info *info = &dev->slots[s];
+        if (info->used && info->beside &&
+            (atomic_load(&dev->shm->slots[s]->flags) & FIKIT_SLOT_GAPS_ONLY)) {
+            /* Its launches could not be confined: it shares only gaps now,
+             * and the budgets above it climb no further than gaps. */
+            info->beside = false;
+            fikit_budget_set_beside(&dev->budgets, s, false);
+            changed = true;
+            fikit_info("device %d: task %s (pid %d) shares only the gaps of higher levels: its launches could not "
+                       "be confined", dev->index, info->name, (int)info->pid);
+        }
         if (!info->used || info->steer.budget <= 0)
             continue; /* only a budgeted task's bursts are read */
         struct fikit_bursts *b = &dev->shm->slots[s]->bursts;

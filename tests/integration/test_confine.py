@@ -97,6 +97,10 @@ with Fikit(policy="fill", extra="substrate = mps\nmps_lower_cap = launches\nlate
         shares.extend(status_column(fk.status(), "job", "share"))
         return shares and shares[-1] == "gaps"
     wait_for("the unconfined job shown as sharing gaps", gaps_shown)
+    # fikitd takes it as sharing gaps too (the budgets above it climb no
+    # further than gaps), and says so in its log.
+    wait_for("fikitd's line on the unconfined job",
+             lambda: "task job (pid" in open(fk.log).read() and "its launches could not be confined" in open(fk.log).read())
     job.kill()
     _, err = job.communicate(timeout=60)
     check(shares and shares[-1] == "gaps" and "cannot confine" in err,

@@ -385,6 +385,14 @@ Test(budget, a_device_steers_each_task_by_the_budgets_above_it)
     fikit_budget_set_knobs(&set, 1, 100000, 0, &k);
     cr_assert_eq(k.mode, FIKIT_LOWER_GAPS, "a gaps task never goes beside");
     cr_assert_eq(k.inflight_ns, 400000, "at the gaps' top");
+    /* Its launches cannot be confined: it shares gaps, the service's
+     * controller climbs no higher than gaps; and back. */
+    fikit_budget_set_beside(&set, 2, false);
+    cr_assert_eq(set.b[0].top, FIKIT_BUDGET_GAPS_TOP);
+    fikit_budget_set_knobs(&set, 2, 100000, 70, &k);
+    cr_assert_eq(k.mode, FIKIT_LOWER_GAPS);
+    fikit_budget_set_beside(&set, 2, true);
+    cr_assert_eq(set.b[0].top, FIKIT_BUDGET_TOP);
 
     /* The service breaks its budget: both lower tasks are cut (the beside
      * one first loses the whole device at rest, then half its steps). */
