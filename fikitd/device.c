@@ -282,7 +282,8 @@ static void *arbiter_main(void *arg)
         bool watch = dev->sched.watch_launches;
         bool tracing = dev->tracing;
         /* Held launches spin shortly before this instant (spin_us). */
-        uint64_t decision = dev->sched.nreq && wake != UINT64_MAX ? wake : 0;
+        bool held = dev->sched.nreq != 0; /* read under the lock: a task that leaves drops its requests */
+        uint64_t decision = held && wake != UINT64_MAX ? wake : 0;
         atomic_store(&dev->shm->hdr->next_decision_ns, decision);
         atomic_store(&dev->shm->hdr->pass_done, dev->passes);
         if (decision && dev->spin_ns && dev->spin_ns != FIKIT_SPIN_ALWAYS)
@@ -296,7 +297,7 @@ static void *arbiter_main(void *arg)
          * the slots every poll period: by sleeping, never by spinning. A
          * client that posts wakes us at once. (fikit_arbiter_plan) */
         struct fikit_arbiter_plan plan;
-        fikit_arbiter_plan(now, wake, dev->sched.nreq != 0, watch, tracing, dev->spin_ns, dev->poll_ns,
+        fikit_arbiter_plan(now, wake, held, watch, tracing, dev->spin_ns, dev->poll_ns,
                            &plan);
         if (plan.how == FIKIT_ARBITER_AGAIN)
             continue;
