@@ -558,12 +558,8 @@ int fikit_sim_run(const struct fikit_sim_setup *s, const struct fikit_sim_task *
         p.switches_contexts = s->substrate == FIKIT_SIM_TIMESLICE;
         fikit_sched_init(&m->sched, &p);
         fikit_shm_publish_params(&m->shm->hdr->params, &p, 0);
-        uint32_t levels = 0;
-        for (size_t i = 0; i < ntasks; i++)
-            levels |= 1u << tasks[i].level;
-        atomic_store(&m->shm->hdr->level_mask, levels);
-        atomic_store(&m->shm->hdr->slot_mask, (1ull << ntasks) - 1);
-        atomic_store(&m->shm->hdr->daemon_state, FIKIT_DAEMON_RUNNING);
+        /* Each task's slot, level and fikitd's state: setup_task, as fikitd
+         * registers a program (fikit_shm_local_register). */
     }
     for (size_t i = 0; i < ntasks; i++) {
         if (tasks[i].w->kind == FIKIT_SIM_SERVICE) {
