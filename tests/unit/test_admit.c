@@ -291,6 +291,36 @@ Test(admit, a_confined_launch_has_the_whole_device_while_the_level_above_is_betw
     cr_assert_eq(A.sm_pct, 50, "it launched again after its wait: a new burst");
 }
 
+/* A beside task's queue at rest: unbounded while nothing holds it back (the
+ * thread cap keeps it apart), bounded once a budget above holds it below its
+ * top step: what it queues while the service rests is what the service's
+ * next request finds beside it. */
+Test(admit, a_beside_task_held_by_a_budget_keeps_its_queue_short_at_rest_too)
+{
+    setup(0, 50 * US, 300 * US);
+    V.beside = true;
+    V.max_queued_ns = 100 * US;
+    T[0].idle_after_ns = 0;
+    uint64_t now = 50 * MS;
+    V.own_busy_until_ns = now + 30 * MS;
+    cr_assert_eq(admit(now, 1 * MS), FIKIT_ADMIT_GO, "no budget: beside, never paced at rest");
+    fikit_budget_step_knobs(FIKIT_BUDGET_TOP, 100 * US, 70, &V.knobs);
+    cr_assert_eq(admit(now, 1 * MS), FIKIT_ADMIT_GO, "the top step: the whole device at rest, unpaced");
+    fikit_budget_step_knobs(FIKIT_BUDGET_TOP - 1, 100 * US, 70, &V.knobs);
+    cr_assert_eq(admit(now, 1 * MS), FIKIT_ADMIT_PACE, "below the top: the step's queue bound");
+    cr_assert_eq(A.until_ns, V.own_busy_until_ns - V.knobs.inflight_ns);
+    fikit_budget_step_knobs(0, 100 * US, 70, &V.knobs);
+    cr_assert_eq(V.knobs.mode, FIKIT_LOWER_WAIT);
+    cr_assert_eq(admit(now, 1 * MS), FIKIT_ADMIT_PACE, "waiting while the service is active");
+    cr_assert_eq(A.until_ns, now + 30 * MS - 100 * US, "and within max_queued_us at rest");
+    fikit_budget_step_knobs(3, 100 * US, 70, &V.knobs);
+    cr_assert_eq(V.knobs.mode, FIKIT_LOWER_GAPS);
+    cr_assert_eq(admit(now, 1 * MS), FIKIT_ADMIT_PACE, "in gaps: as a gaps task at rest");
+    cr_assert_eq(A.until_ns, now + 30 * MS - 100 * US);
+    V.own_busy_until_ns = now + 50 * US;
+    cr_assert_eq(admit(now, 1 * MS), FIKIT_ADMIT_GO, "within the bound: go");
+}
+
 Test(admit, beyond_max_queued_only_the_sure_room)
 {
     /* A gap of spread length: p1 (sure) far below p30 (gap_confidence). */
