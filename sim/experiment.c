@@ -8,7 +8,7 @@
 
 static const char *const mode_names[FIKIT_SIM_MODES] = {"timeslice", "mps", "mps-prio",
                                                         "fikit-ts", "fikit-mps", "beside",
-                                                        "fikit-alone"};
+                                                        "fikit-alone", "fikit-alone-mps"};
 
 const char *fikit_sim_mode_name(enum fikit_sim_mode m)
 {
@@ -237,8 +237,12 @@ int fikit_sim_experiment_run(const struct fikit_sim_experiment *x, struct fikit_
             pair[1].thread_pct = x->beside_thread_pct;
             break;
         case FIKIT_SIM_MODE_FIKIT_ALONE: s.fikit = true; break;
+        case FIKIT_SIM_MODE_FIKIT_ALONE_MPS:
+            s.substrate = FIKIT_SIM_MPS;
+            s.fikit = true;
+            break;
         }
-        size_t ntasks = mode == FIKIT_SIM_MODE_FIKIT_ALONE ? 1 : 2;
+        size_t ntasks = mode == FIKIT_SIM_MODE_FIKIT_ALONE || mode == FIKIT_SIM_MODE_FIKIT_ALONE_MPS ? 1 : 2;
         if ((rc = fikit_sim_run(&s, pair, ntasks, &r, err)) != 0) {
             if (err) {
                 char why[sizeof err->msg];

@@ -17,13 +17,14 @@ enum fikit_sim_mode {
     FIKIT_SIM_MODE_FIKIT_MPS,     /* fikit on MPS */
     FIKIT_SIM_MODE_BESIDE,        /* fikit on MPS, the loop share = beside under a thread cap */
     FIKIT_SIM_MODE_FIKIT_ALONE,   /* the service alone under fikit: what fikit itself costs it */
+    FIKIT_SIM_MODE_FIKIT_ALONE_MPS, /* the same as an MPS client: what fikit and MPS cost it */
     FIKIT_SIM_MODES
 };
 
 const char *fikit_sim_mode_name(enum fikit_sim_mode m);
 /* -EINVAL for an unknown name. */
 int fikit_sim_mode_parse(const char *name, enum fikit_sim_mode *out);
-#define FIKIT_SIM_MODE_NAMES "timeslice, mps, mps-prio, fikit-ts, fikit-mps, beside, fikit-alone"
+#define FIKIT_SIM_MODE_NAMES "timeslice, mps, mps-prio, fikit-ts, fikit-mps, beside, fikit-alone, fikit-alone-mps"
 
 struct fikit_sim_experiment {
     const struct fikit_sim_device *dev;

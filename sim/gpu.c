@@ -10,25 +10,31 @@
 
 /* ------------------------------------------------------------ device file */
 
+enum value_kind { WHOLE, MICROSECONDS, RATIO };
+
 struct key_row {
     const char *key;
-    int is_us;         /* value in microseconds, kept in ns */
+    enum value_kind kind; /* MICROSECONDS kept in ns, RATIO in parts per million */
     double lo, hi;
     size_t off;
     int width;         /* 4: uint32_t, 8: uint64_t */
+    bool optional;     /* 0 when absent (keys added after the first device files) */
 };
 
-#define ROW(k, us, lo, hi, field) \
-    {k, us, lo, hi, offsetof(struct fikit_sim_device, field), sizeof(((struct fikit_sim_device *)0)->field)}
+#define ROW(k, kind, lo, hi, field, opt)                                                                   \
+    {k, kind, lo, hi, offsetof(struct fikit_sim_device, field), sizeof(((struct fikit_sim_device *)0)->field), \
+     opt}
 
 static const struct key_row rows[] = {
-    ROW("sms", 0, 1, 10000, sms),
-    ROW("threads_per_sm", 0, 32, 65536, threads_per_sm),
-    ROW("blocks_per_sm", 0, 1, 1024, blocks_per_sm),
-    ROW("launch_us", 1, 0, 1e6, launch_ns),
-    ROW("switch_us", 1, 0, 1e6, switch_ns),
-    ROW("slice_us", 1, 1, 1e7, slice_ns),
-    ROW("fikit_launch_us", 1, 0, 1e4, fikit_launch_ns),
+    ROW("sms", WHOLE, 1, 10000, sms, false),
+    ROW("threads_per_sm", WHOLE, 32, 65536, threads_per_sm, false),
+    ROW("blocks_per_sm", WHOLE, 1, 1024, blocks_per_sm, false),
+    ROW("launch_us", MICROSECONDS, 0, 1e6, launch_ns, false),
+    ROW("switch_us", MICROSECONDS, 0, 1e6, switch_ns, false),
+    ROW("slice_us", MICROSECONDS, 1, 1e7, slice_ns, false),
+    ROW("fikit_launch_us", MICROSECONDS, 0, 1e4, fikit_launch_ns, false),
+    ROW("mps_launch_us", MICROSECONDS, 0, 1e4, mps_launch_ns, true),
+    ROW("corun_slowdown", RATIO, 0, 100, corun_ppm, true),
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -98,19 +104,21 @@ int fikit_sim_device_parse(const char *text, const char *path, struct fikit_sim_
             memset(d, 0, sizeof *d);
             return fikit_err_set(err, -EINVAL,
                                  "%s:%d: unknown key '%s': accepted: name, about, sms, threads_per_sm, "
-                                 "blocks_per_sm, launch_us, switch_us, slice_us, fikit_launch_us",
+                                 "blocks_per_sm, launch_us, switch_us, slice_us, fikit_launch_us, "
+                                 "mps_launch_us, corun_slowdown",
                                  path, line, k);
         }
         char *end;
         double x = strtod(v, &end);
         if (!*v || *end || !(x >= rows[i].lo && x <= rows[i].hi) ||
-            (!rows[i].is_us && x != (double)(uint64_t)x)) {
+            (rows[i].kind == WHOLE && x != (double)(uint64_t)x)) {
+            static const char *const what[] = {"a whole number", "microseconds", "a ratio"};
             memset(d, 0, sizeof *d);
             return fikit_err_set(err, -EINVAL, "%s:%d: %s = '%s': accepted: %s from %g to %g", path, line,
-                                 k, v, rows[i].is_us ? "microseconds" : "a whole number", rows[i].lo,
-                                 rows[i].hi);
+                                 k, v, what[rows[i].kind], rows[i].lo, rows[i].hi);
         }
-        uint64_t val = rows[i].is_us ? (uint64_t)(x * 1000.0 + 0.5) : (uint64_t)x;
+        static const double scale[] = {1.0, 1000.0, 1e6};
+        uint64_t val = rows[i].kind == WHOLE ? (uint64_t)x : (uint64_t)(x * scale[rows[i].kind] + 0.5);
         char *field = (char *)d + rows[i].off;
         if (rows[i].width == 4) {
             uint32_t v32 = (uint32_t)val;
@@ -125,10 +133,12 @@ int fikit_sim_device_parse(const char *text, const char *path, struct fikit_sim_
         return fikit_err_set(err, -EINVAL, "%s: no 'name' under [device]", path);
     }
     for (size_t i = 0; i < NROWS; i++) {
-        if (!seen[i]) {
+        if (!seen[i] && !rows[i].optional) {
             memset(d, 0, sizeof *d);
-            return fikit_err_set(err, -EINVAL, "%s: no '%s' under [device] (every key is required)", path,
-                                 rows[i].key);
+            return fikit_err_set(err, -EINVAL,
+                                 "%s: no '%s' under [device] (every key but mps_launch_us and "
+                                 "corun_slowdown is required)",
+                                 path, rows[i].key);
         }
     }
     return 0;
@@ -435,11 +445,18 @@ static void mps_dispatch(struct fikit_sim_gpu *g, uint64_t now)
                     k->started = true;
                     k->start_ns = now;
                 }
+                /* What the other contexts hold now slows these blocks for
+                 * their whole run (corun_slowdown; fixed at placement). */
+                uint64_t others = g->used_threads - x->used_threads;
+                uint64_t block_ns = k->block_ns;
+                if (g->d.corun_ppm && others)
+                    block_ns += (uint64_t)((double)k->block_ns * (g->d.corun_ppm / 1e6) *
+                                           ((double)others / (double)g->total_threads));
                 k->left_blocks -= m;
                 k->running_blocks += m;
                 g->used_threads += m * k->unit;
                 x->used_threads += m * k->unit;
-                fikit_sim_evq_push(g->q, now + k->block_ns, EV_BLOCKS, c, m);
+                fikit_sim_evq_push(g->q, now + block_ns, EV_BLOCKS, c, m);
                 placed = true;
             }
             /* Held back by the device, not by its own cap: the kernels

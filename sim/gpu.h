@@ -16,6 +16,11 @@
  *    that cannot place a block keeps the ones behind it waiting (a kernel
  *    filling every SM blocks the others for its whole run, as on the H200).
  *    A context's thread percentage caps the threads its blocks may hold.
+ *    Blocks placed while other contexts hold a share s of the device's
+ *    threads run 1 + corun_slowdown x s longer (memory bandwidth and caches,
+ *    as one coefficient of the device: workloads do not say how much of
+ *    either a kernel uses); an MPS client's launch costs its host
+ *    mps_launch_ns more.
  * Every kernel becomes visible to the device launch_ns after its launch.
  * Within one context kernels run one after another (one stream). */
 #ifndef FIKIT_SIM_GPU_H
@@ -39,6 +44,11 @@ struct fikit_sim_device {
     uint64_t switch_ns;  /* time-slicing: one context switch */
     uint64_t slice_ns;   /* time-slicing: a busy context yields after this */
     uint64_t fikit_launch_ns; /* fikit's own host time per launch of a task under it */
+    uint64_t mps_launch_ns;   /* MPS: a client's own host time per launch (the server's path) */
+    uint32_t corun_ppm;       /* MPS: a block runs 1 + this x (the share of the device's threads
+                               * that other contexts hold when it is placed) longer: what
+                               * co-running kernels cost each other in memory bandwidth and
+                               * caches, which threads alone do not show; parts per million */
 };
 
 /* Errors name the file, the line, the key, its value and what is accepted. */

@@ -303,8 +303,12 @@ static void launch_now(struct sim *m, size_t i, uint64_t now, uint64_t dur, uint
     t->req_launches++;
     m->r->task[i].launches++;
     /* fikit's own time in the launch call (the interposer, admission,
-     * publishing): the program's host thread carries on that much later. */
-    advance(m, i, now + (t->registered ? m->s->dev->fikit_launch_ns : 0));
+     * publishing), and an MPS client's path through the server: the
+     * program's host thread carries on that much later. */
+    uint64_t host_ns = t->registered ? m->s->dev->fikit_launch_ns : 0;
+    if (m->s->substrate == FIKIT_SIM_MPS)
+        host_ns += m->s->dev->mps_launch_ns;
+    advance(m, i, now + host_ns);
 }
 
 static void schedule_pass(struct sim *m, uint64_t at)

@@ -50,7 +50,8 @@ static void usage(FILE *f)
             "  fikit-mps runs the job as fikit-launch starts a priority-9 task with no [task]\n"
             "  section (mps_lower_share: beside at mps_lower_thread_percentage by default);\n"
             "  fikit-alone runs the service alone under fikit (its own time per launch,\n"
-            "  the device file's fikit_launch_us).\n"
+            "  the device file's fikit_launch_us); fikit-alone-mps the same as an MPS\n"
+            "  client (MPS's own time per launch too: mps_launch_us).\n"
             "      --budget X         the service's latency_budget in fikit's modes, 0 (off) or\n"
             "                         1..10 (default: fikit.ini's for priority 0); the budget\n"
             "                         column says where its controller ended and how often it\n"
@@ -156,7 +157,7 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
     if (x->service_pace != 1.0)
         printf("service pace: its kernels take %.2fx as long as when its budget's reference was measured\n",
                x->service_pace);
-    printf("%-11s %8s %8s %6s %6s %-15s %7s %7s %7s %7s %7s %8s %s\n", "mode", "p50_ms", "p99_ms", "p50_x",
+    printf("%-15s %8s %8s %6s %6s %-15s %7s %7s %7s %7s %7s %8s %s\n", "mode", "p50_ms", "p99_ms", "p50_x",
            "p99_x", "p99_x_95%", "train_x", "holds", "grants", "fills", "paces", "held_ms",
            x->budget > 0 ? "budget" : "");
     for (int m = 0; m < FIKIT_SIM_MODES; m++) {
@@ -165,7 +166,7 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
             continue;
         char ci[32], train[16];
         snprintf(ci, sizeof ci, "[%.2f, %.2f]", w->p99_ratio.lo, w->p99_ratio.hi);
-        if (m == FIKIT_SIM_MODE_FIKIT_ALONE)
+        if (m == FIKIT_SIM_MODE_FIKIT_ALONE || m == FIKIT_SIM_MODE_FIKIT_ALONE_MPS)
             snprintf(train, sizeof train, "-");
         else
             snprintf(train, sizeof train, "%.2f", w->loop_ratio);
@@ -174,7 +175,7 @@ static void print_report(const struct fikit_sim_experiment *x, const struct fiki
             snprintf(steered, sizeof steered, "step %d%s, pace %.2fx, bursts %.3fx at load %.2f, %llu cuts, %llu climbs",
                      w->budget_step, w->budget_unmeetable ? " (unmeetable)" : "", w->budget_pace, w->budget_bursts,
                      w->budget_load, (unsigned long long)w->budget_cuts, (unsigned long long)w->budget_climbs);
-        printf("%-11s %8.3f %8.3f %6.2f %6.2f %-15s %7s %7llu %7llu %7llu %7llu %8.3f %s\n",
+        printf("%-15s %8.3f %8.3f %6.2f %6.2f %-15s %7s %7llu %7llu %7llu %7llu %8.3f %s\n",
                fikit_sim_mode_name((enum fikit_sim_mode)m), w->p50.v, w->p99.v, w->p50_ratio.v,
                w->p99_ratio.v, ci, train, (unsigned long long)w->holds,
                (unsigned long long)w->grants, (unsigned long long)w->fills, (unsigned long long)w->paces,
@@ -295,7 +296,7 @@ int fikit_cmd_sim(int argc, char **argv)
                     1u << FIKIT_SIM_MODE_FIKIT_ALONE;
     } else if (strcmp(substrate, "mps") == 0) {
         mode_mask = 1u << FIKIT_SIM_MODE_MPS | 1u << FIKIT_SIM_MODE_MPS_PRIO | 1u << FIKIT_SIM_MODE_FIKIT_MPS |
-                    1u << FIKIT_SIM_MODE_BESIDE;
+                    1u << FIKIT_SIM_MODE_BESIDE | 1u << FIKIT_SIM_MODE_FIKIT_ALONE_MPS;
     } else if (strcmp(substrate, "both") == 0) {
         mode_mask = (1u << FIKIT_SIM_MODES) - 1;
     } else {

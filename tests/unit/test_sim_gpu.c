@@ -1,8 +1,8 @@
 /* fikit sim's device model (sim/gpu.c): time-slicing's switch cost, paid
  * also after the other context went idle, and its slice; MPS's waves, its
  * queue in launch order (a kernel that fills the device holds the next one
- * back), client priority, the thread cap and a confined kernel; device files
- * and their errors. */
+ * back), client priority, the thread cap and a confined kernel, the co-run
+ * slowdown; device files and their errors. */
 #include "sim/gpu.h"
 
 #include <criterion/criterion.h>
@@ -47,13 +47,13 @@ struct launch {
 };
 
 /* Runs the launches (in time order) to completion. */
-static void run(enum fikit_sim_substrate s, bool prio, const int *prios, const uint32_t *pct,
-                const struct launch *l, size_t n)
+static void run_on(const struct fikit_sim_device *d, enum fikit_sim_substrate s, bool prio, const int *prios,
+                   const uint32_t *pct, const struct launch *l, size_t n)
 {
     nlog = 0;
     struct fikit_sim_evq q;
     fikit_sim_evq_init(&q);
-    struct fikit_sim_gpu *g = fikit_sim_gpu_new(&DEV, s, prio, 2, &q, on_done, NULL);
+    struct fikit_sim_gpu *g = fikit_sim_gpu_new(d, s, prio, 2, &q, on_done, NULL);
     cr_assert_not_null(g);
     for (uint32_t c = 0; c < 2; c++)
         fikit_sim_gpu_context(g, c, prios ? prios[c] : 0, pct ? pct[c] : 100);
@@ -75,6 +75,12 @@ static void run(enum fikit_sim_substrate s, bool prio, const int *prios, const u
     cr_assert_eq(nlog, n, "every kernel completes");
     fikit_sim_gpu_free(g);
     fikit_sim_evq_free(&q);
+}
+
+static void run(enum fikit_sim_substrate s, bool prio, const int *prios, const uint32_t *pct,
+                const struct launch *l, size_t n)
+{
+    run_on(&DEV, s, prio, prios, pct, l, n);
 }
 
 Test(sim_gpu, timeslice_one_context_runs_in_launch_order_without_a_switch)
@@ -117,6 +123,31 @@ Test(sim_gpu, mps_runs_small_kernels_of_two_contexts_at_once)
     cr_assert_eq(find(1)->start, 1000);
     cr_assert_eq(find(2)->start, 1000);
     cr_assert_eq(find(2)->end, 51000);
+}
+
+/* corun_slowdown: blocks placed beside another context's run longer by
+ * the share of the threads it holds; a context's own blocks do not count,
+ * and blocks placed once the other context's are gone run at their pace. */
+Test(sim_gpu, mps_corun_slowdown_stretches_blocks_by_what_the_other_context_holds)
+{
+    struct fikit_sim_device d = DEV;
+    d.corun_ppm = 2000000; /* 2: a block beside the whole device runs 3x */
+    /* ctx 1: 40 blocks of 128 threads, half the device, 1 ms; then ctx 0
+     * one block of 128 threads, 100 us, beside it; then ctx 0 again once
+     * ctx 1 is done. */
+    struct launch l[] = {{0, 1, 1, 1000000, 40, 128, 0},
+                         {10000, 0, 2, 100000, 1, 128, 0},
+                         {10000, 1, 3, 100000, 1, 128, 0},
+                         {2000000, 0, 4, 100000, 1, 128, 0}};
+    run_on(&d, FIKIT_SIM_MPS, false, NULL, NULL, l, 4);
+    cr_assert_eq(find(1)->end, 1000 + 1000000, "placed alone: its own pace");
+    cr_assert_eq(find(2)->start, 11000);
+    cr_assert_eq(find(2)->end, 11000 + 100000 + 100000, "beside half the device: 1 + 2 x 0.5");
+    /* ctx 1's second kernel waits behind its first (one stream); placed
+     * once ctx 0's block finished, alone again. */
+    cr_assert_eq(find(3)->start, find(1)->end);
+    cr_assert_eq(find(3)->end - find(3)->start, 100000, "nothing of the other context's running then");
+    cr_assert_eq(find(4)->end - find(4)->start, 100000);
 }
 
 Test(sim_gpu, mps_kernel_filling_the_device_holds_the_next_one_back_for_its_whole_run)
@@ -173,6 +204,16 @@ Test(sim_gpu, device_file_reads_and_errors_name_file_line_and_value)
     cr_assert_eq(d.switch_ns, 125000);
     cr_assert_eq(d.fikit_launch_ns, 660);
     cr_assert_str_eq(d.name, "x");
+    cr_assert_eq(d.mps_launch_ns, 0, "optional keys: 0 when absent");
+    cr_assert_eq(d.corun_ppm, 0);
+    char more[512];
+    snprintf(more, sizeof more, "%smps_launch_us = 1.5\ncorun_slowdown = 2.5\n", good);
+    cr_assert_eq(fikit_sim_device_parse(more, "d.ini", &d, &err), 0, "%s", err.msg);
+    cr_assert_eq(d.mps_launch_ns, 1500);
+    cr_assert_eq(d.corun_ppm, 2500000);
+    snprintf(more, sizeof more, "%scorun_slowdown = -1\n", good);
+    cr_assert_lt(fikit_sim_device_parse(more, "d.ini", &d, &err), 0);
+    cr_assert(strstr(err.msg, "d.ini:11: corun_slowdown = '-1': accepted: a ratio from 0 to 100"), "%s", err.msg);
 
     cr_assert_lt(fikit_sim_device_parse("[device]\nname = x\nsms = 0\n", "d.ini", &d, &err), 0);
     cr_assert(strstr(err.msg, "d.ini:3: sms = '0'"), "%s", err.msg);

@@ -155,6 +155,26 @@ Test(sim_run, a_confined_job_has_the_whole_device_while_the_service_is_idle)
                   a->p99_ratio.v);
 }
 
+Test(sim_run, an_mps_client_pays_the_device_s_mps_launch_cost_on_its_host)
+{
+    /* The service's 20 launches are paced by its host (30 us between
+     * 20 us kernels): 10 us more a launch as an MPS client is about 200 us
+     * more a request, with almost no queueing at load 0.05. */
+    struct fikit_sim_device d = DEV;
+    d.mps_launch_ns = 10000;
+    struct fikit_sim_experiment x;
+    experiment(&x, FIKIT_POLICY_FILL);
+    x.dev = &d;
+    x.load = 0.05;
+    x.modes = 1u << FIKIT_SIM_MODE_FIKIT_ALONE | 1u << FIKIT_SIM_MODE_FIKIT_ALONE_MPS;
+    struct fikit_sim_report r;
+    struct fikit_err err;
+    cr_assert_eq(fikit_sim_experiment_run(&x, &r, NULL, NULL, &err), 0, "%s", err.msg);
+    double ts = r.row[FIKIT_SIM_MODE_FIKIT_ALONE].p50.v, mps = r.row[FIKIT_SIM_MODE_FIKIT_ALONE_MPS].p50.v;
+    cr_assert_gt(mps - ts, 0.150, "p50 %.3f ms as an MPS client, %.3f ms not", mps, ts);
+    cr_assert_lt(mps - ts, 0.300, "p50 %.3f ms as an MPS client, %.3f ms not", mps, ts);
+}
+
 Test(sim_run, a_pinned_budget_step_is_a_fixed_setting_the_controller_never_moves)
 {
     /* With a budget the service's controller steers the job; pinned at
