@@ -162,6 +162,15 @@ uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t laun
     return found ? ref->p99_ns[lo] : 0;
 }
 
+double fikit_budget_of_heads(double budget, double load)
+{
+    if (load < 0)
+        load = 0;
+    if (load > FIKIT_BUDGET_HEAD_LOAD_MAX)
+        load = FIKIT_BUDGET_HEAD_LOAD_MAX;
+    return 1.0 + (budget - 1.0) / (1.0 - load);
+}
+
 double fikit_budget_of_bursts(double budget, double load)
 {
     if (load < 0)
@@ -180,6 +189,7 @@ void fikit_budget_init(struct fikit_budget *b, double budget, bool of_requests, 
         budget = 10.0;
     b->budget_ppm = (uint32_t)(budget * 1e6 + 0.5);
     b->burst_budget_ppm = b->budget_ppm;
+    b->head_budget_ppm = b->budget_ppm;
     b->of_requests = of_requests;
     b->pace_ppm = 1000000;
     b->top = top < 0 ? 0 : top > FIKIT_BUDGET_TOP ? FIKIT_BUDGET_TOP : top;
@@ -308,6 +318,9 @@ static void note_load(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns
     b->burst_budget_ppm = b->of_requests
                               ? (uint32_t)(fikit_budget_of_bursts(b->budget_ppm / 1e6, b->load_ppm / 1e6) * 1e6 + 0.5)
                               : b->budget_ppm;
+    b->head_budget_ppm = b->of_requests
+                             ? (uint32_t)(fikit_budget_of_heads(b->budget_ppm / 1e6, b->load_ppm / 1e6) * 1e6 + 0.5)
+                             : b->budget_ppm;
 }
 
 enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
@@ -317,6 +330,9 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     if (end_ns < start_ns)
         return FIKIT_BUDGET_IGNORED;
     note_load(b, start_ns, end_ns);
+    /* Its request waited for the one before (FIKIT_BUDGET_QUEUED_NS). */
+    bool queued = !b->of_requests || (b->last_end_ns && start_ns < b->last_end_ns + FIKIT_BUDGET_QUEUED_NS);
+    b->last_end_ns = end_ns;
     if (!ref_ns)
         return FIKIT_BUDGET_IGNORED;
     uint64_t len = end_ns - start_ns;
@@ -325,7 +341,7 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     double ratio = (double)len / (double)ref_ns / (b->pace_ppm ? b->pace_ppm / 1e6 : 1.0);
     b->bursts++;
     b->last_slowdown_ppm = ratio * 1e6 > 4e9 ? 4000000000u : (uint32_t)(ratio * 1e6);
-    double budget = b->burst_budget_ppm / 1e6;
+    double budget = (queued ? b->burst_budget_ppm : b->head_budget_ppm) / 1e6;
     bool broke = ratio > budget;
     bool near = ratio > 1.0 + FIKIT_BUDGET_HYSTERESIS * (budget - 1.0);
     if (broke)
@@ -341,10 +357,11 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     b->near += near;
     b->judged++;
     double pace = b->pace_ppm ? b->pace_ppm / 1e6 : 1.0;
-    if (ref_mean_ns)
+    if (ref_mean_ns && queued)
         note_body(b, (double)len / ((double)ref_mean_ns * pace));
-    double body = b->body_ppm / 1e6;
-    bool body_over = body - FIKIT_BUDGET_BODY_SE * b->body_se_ppm / 1e6 > budget;
+    /* The body is judged by the burst budget whichever burst this was. */
+    double body = b->body_ppm / 1e6, burst_budget = b->burst_budget_ppm / 1e6;
+    bool body_over = body - FIKIT_BUDGET_BODY_SE * b->body_se_ppm / 1e6 > burst_budget;
 
     if (b->breaks >= FIKIT_BUDGET_CUT_BREAKS || body_over) {
         /* The p99 is likely over the budget: halve the step, fast; from the
@@ -362,7 +379,7 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
         return FIKIT_BUDGET_CUT;
     }
     if (b->step >= b->top || b->near > FIKIT_BUDGET_NEAR_MAX ||
-        body > 1.0 + FIKIT_BUDGET_HYSTERESIS * (budget - 1.0))
+        body > 1.0 + FIKIT_BUDGET_HYSTERESIS * (burst_budget - 1.0))
         return FIKIT_BUDGET_KEEP;
     uint32_t k = b->cuts_from[b->step + 1];
     uint64_t need = (uint64_t)FIKIT_BUDGET_GROW << (k < FIKIT_BUDGET_BACKOFF_MAX ? k : FIKIT_BUDGET_BACKOFF_MAX);

@@ -239,8 +239,8 @@ static char *format(struct fikitd_device *const *devs, int n, size_t *len)
              "steered.",
              "%.6f", t->budget_load_ppm / 1e6);
     PER_TASK("fikit_task_budget_bursts_ratio", "gauge",
-             "What each of its bursts may take against alone now: its latency_budget, less what its load "
-             "queues up when the budget is on its requests; 0: not steered.",
+             "What each of its queued bursts may take against alone now: its latency_budget, less what its "
+             "load queues up when the budget is on its requests; 0: not steered.",
              "%.6f", t->budget_bursts_ppm / 1e6);
     PER_TASK("fikit_task_budget_body_ratio", "gauge",
              "The mean of its bursts judged since the budget's last step against what their sizes took alone "

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define MS 1000000ull
+#define US 1000ull
 #define REF (5 * MS) /* the service's p99 burst alone */
 
 static uint64_t now_ns;
@@ -543,21 +544,23 @@ Test(budget, a_budget_on_requests_leaves_bursts_less_the_busier_the_task)
     cr_assert_float_eq(fikit_budget_of_bursts(1.10, 1.5), 1.0, 1e-9, "a load is at most 1");
     cr_assert_float_eq(fikit_budget_of_bursts(1.25, -1), 1.25, 1e-9);
 
-    /* Bursts 1.08x their reference at half load: within 1.10 as bursts,
-     * over it as requests; at a tenth of the load, within it either way. */
+    /* Bursts 1.08x their reference at half load, in pairs whose second
+     * request waited for the first (it starts 100 us after the first's
+     * end): within 1.10 as bursts, over it as requests; at a tenth of the
+     * load, within it either way. */
     struct fikit_budget busy, bursts, light;
     fikit_budget_init(&busy, 1.10, true, FIKIT_BUDGET_TOP);
     fikit_budget_init(&bursts, 1.10, false, FIKIT_BUDGET_TOP);
     fikit_budget_init(&light, 1.10, true, FIKIT_BUDGET_TOP);
     uint64_t len = REF * 108 / 100;
     for (int i = 0; i < FIKIT_BUDGET_LOAD_MIN - 1; i++) {
-        burst_after(&busy, len, len);
+        burst_after(&busy, i % 2 ? 100 * US : 2 * len, len);
         cr_assert_eq(busy.burst_budget_ppm, 1100000, "burst %d: too few bursts for a load: the budget as stated", i);
     }
     for (int i = 0; i < 3 * FIKIT_BUDGET_LOAD_BURSTS; i++)
-        burst_after(&busy, len, len);
+        burst_after(&busy, i % 2 ? 2 * len : 100 * US, len);
     for (int i = 0; i < 3 * FIKIT_BUDGET_LOAD_BURSTS; i++)
-        burst_after(&bursts, len, len);
+        burst_after(&bursts, i % 2 ? 2 * len : 100 * US, len);
     for (int i = 0; i < 3 * FIKIT_BUDGET_LOAD_BURSTS; i++)
         burst_after(&light, 9 * len, len);
     cr_assert(busy.load_ppm > 495000 && busy.load_ppm < 505000, "load %u ppm", busy.load_ppm);
@@ -569,6 +572,25 @@ Test(budget, a_budget_on_requests_leaves_bursts_less_the_busier_the_task)
     cr_assert(light.load_ppm > 95000 && light.load_ppm < 105000, "load %u ppm", light.load_ppm);
     cr_assert_eq(light.broken, 0, "1.08x within 1.09");
     cr_assert_eq(light.step, FIKIT_BUDGET_TOP);
+
+    /* The same load with every request from rest (each burst starts a
+     * burst's length after the last ended): no request waited behind a
+     * slower one, so each is judged by what its delay to the requests
+     * behind may be, 1 + 0.1 / (1 - 0.5), and the body (queued bursts
+     * only) is empty. */
+    cr_assert_float_eq(fikit_budget_of_heads(1.10, 0.0), 1.10, 1e-9);
+    cr_assert_float_eq(fikit_budget_of_heads(1.10, 0.5), 1.20, 1e-9);
+    cr_assert_float_eq(fikit_budget_of_heads(1.10, 0.75), 1.40, 1e-9);
+    cr_assert_float_eq(fikit_budget_of_heads(1.10, 0.95), 1.40, 1e-9, "the load counted up to 0.75");
+    struct fikit_budget rest;
+    fikit_budget_init(&rest, 1.10, true, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < 3 * FIKIT_BUDGET_LOAD_BURSTS; i++)
+        burst_after(&rest, len, len);
+    cr_assert(rest.load_ppm > 495000 && rest.load_ppm < 505000, "load %u ppm", rest.load_ppm);
+    cr_assert(rest.head_budget_ppm > 1198000 && rest.head_budget_ppm < 1202000, "%u", rest.head_budget_ppm);
+    cr_assert_eq(rest.broken, 0, "1.08x from rest: within 1.20");
+    cr_assert_eq(rest.step, FIKIT_BUDGET_TOP);
+    cr_assert_eq(rest.body_ppm, 0, "nothing queued: no body");
 }
 
 Test(budget, the_load_is_the_last_bursts_busy_fraction)
