@@ -1,5 +1,6 @@
 #include "core/budget.h"
 
+#include "core/bursts.h"
 #include "core/clock.h"
 #include "core/measure.h"
 
@@ -161,6 +162,8 @@ uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t laun
         *mean_ns = found ? ref->mean_ns[lo] : 0;
     return found ? ref->p99_ns[lo] : 0;
 }
+
+_Static_assert(FIKIT_BUDGET_QUEUED_NS == 2 * FIKIT_BURST_JOIN_NS, "a queued burst: within two joins of the last");
 
 double fikit_budget_of_heads(double budget, double load)
 {

@@ -131,15 +131,15 @@ static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_B
  * slowdown reaches the requests behind it once, as a delay of its length,
  * not as a rate, and its own request waited for nothing. So it is judged
  * by what that delay may be (fikit_budget_of_heads) and kept out of the
- * body; only queued bursts (their
- * requests waited for the one before) are judged by the burst budget and
- * make up the body. In fikit sim the CUDA pair on MPS (1.66 ms requests)
- * found a job kernel in flight at the start of a request from rest, 3-7 %
- * more at the bursts' median, while the requests' p99 did not move: the
- * body over the burst budget cut the job from 0.82 (the best fixed step
- * within 1.10) to 0.30-0.48. Bursts are at least a join (200 us,
- * FIKIT_BURST_JOIN_NS) apart; a queued request's begins after the
- * program's own time between requests. */
+ * body; only queued bursts (their requests waited for the one before) are
+ * judged by the burst budget and make up the body. In fikit sim the CUDA
+ * pair on MPS (1.66 ms requests) found a job kernel in flight at the start
+ * of a request from rest, 3-7 % more at the bursts' median, while the
+ * requests' p99 did not move: the body over the burst budget cut the job
+ * from 0.82 (the best fixed step within 1.10) to 0.30-0.48. Bursts are at
+ * least a join apart (FIKIT_BURST_JOIN_NS, 200 us; core/bursts.h, which
+ * includes this file); a queued request's begins after the program's own
+ * time between requests. */
 #define FIKIT_BUDGET_QUEUED_NS (2 * 200 * FIKIT_NS_PER_US)
 /* Bursts within the hysteresis needed to climb a step (before backoff). */
 #define FIKIT_BUDGET_GROW 128
