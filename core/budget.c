@@ -208,39 +208,60 @@ static void forget(struct fikit_budget *b)
     b->judged = 0;
     b->breaks = 0;
     b->near = 0;
-    memset(b->body_sum, 0, sizeof b->body_sum);
-    memset(b->body_sq, 0, sizeof b->body_sq);
-    b->body_n = 0;
-    b->body_full = false;
+    memset(&b->body, 0, sizeof b->body);
     b->body_ppm = 0;
     b->body_se_ppm = 0;
 }
 
 static uint32_t ppm(double x) { return x * 1e6 > 4e9 ? 4000000000u : x <= 0 ? 0 : (uint32_t)(x * 1e6 + 0.5); }
 
-/* A judged burst's ratio to alone's mean into the body (buckets as the
- * load's): their mean and its standard error once FIKIT_BUDGET_BODY_BURSTS
- * were judged. */
-static void note_body(struct fikit_budget *b, double ratio)
+static void window_add(struct fikit_budget_window *w, uint64_t now_ns, double a, double b)
 {
-    b->body_sum[1] += ratio;
-    b->body_sq[1] += ratio * ratio;
-    b->body_n++;
-    if (b->body_full || b->body_n >= FIKIT_BUDGET_BODY_BURSTS) {
-        double n = (double)b->body_n + (b->body_full ? FIKIT_BUDGET_BODY_BURSTS : 0);
-        double sum = b->body_sum[1] + (b->body_full ? b->body_sum[0] : 0);
-        double sq = b->body_sq[1] + (b->body_full ? b->body_sq[0] : 0);
-        double mean = sum / n, var = (sq - sum * mean) / (n - 1);
+    if (w->n == 0)
+        w->start_ns[1] = now_ns;
+    w->sum[1][0] += a;
+    w->sum[1][1] += b;
+    w->n++;
+}
+
+/* The values in both buckets (bucket a bucket's size), when the first
+ * came, and the two sums. */
+static uint32_t window_totals(const struct fikit_budget_window *w, uint32_t bucket, uint64_t *start_ns, double *a,
+                              double *b)
+{
+    *start_ns = w->full ? w->start_ns[0] : w->start_ns[1];
+    *a = w->sum[1][0] + (w->full ? w->sum[0][0] : 0);
+    *b = w->sum[1][1] + (w->full ? w->sum[0][1] : 0);
+    return w->n + (w->full ? bucket : 0);
+}
+
+/* A full bucket becomes the one before, and a new one starts. */
+static void window_turn(struct fikit_budget_window *w, uint32_t bucket)
+{
+    if (w->n < bucket)
+        return;
+    w->start_ns[0] = w->start_ns[1];
+    w->sum[0][0] = w->sum[1][0];
+    w->sum[0][1] = w->sum[1][1];
+    w->sum[1][0] = w->sum[1][1] = 0;
+    w->n = 0;
+    w->full = true;
+}
+
+/* A judged queued burst's ratio to alone's mean into the body: their mean
+ * and its standard error once FIKIT_BUDGET_BODY_BURSTS were judged. */
+static void note_body(struct fikit_budget *b, uint64_t now_ns, double ratio)
+{
+    window_add(&b->body, now_ns, ratio, ratio * ratio);
+    uint64_t since;
+    double sum, sq;
+    uint32_t count = window_totals(&b->body, FIKIT_BUDGET_BODY_BURSTS, &since, &sum, &sq);
+    if (count >= FIKIT_BUDGET_BODY_BURSTS) {
+        double n = (double)count, mean = sum / n, var = (sq - sum * mean) / (n - 1);
         b->body_ppm = ppm(mean);
         b->body_se_ppm = ppm(var > 0 ? sqrt(var / n) : 0);
     }
-    if (b->body_n == FIKIT_BUDGET_BODY_BURSTS) {
-        b->body_sum[0] = b->body_sum[1];
-        b->body_sq[0] = b->body_sq[1];
-        b->body_sum[1] = b->body_sq[1] = 0;
-        b->body_n = 0;
-        b->body_full = true;
-    }
+    window_turn(&b->body, FIKIT_BUDGET_BODY_BURSTS);
 }
 
 /* Puts a bit into a window ring at position pos, returning the bit it replaced. */
@@ -296,28 +317,19 @@ static void note_quiet(struct fikit_budget *b, double ratio)
     b->pace_ppm = (uint32_t)(pace * 1e6 + 0.5);
 }
 
-/* Every burst counts into the task's load (bucket [1] filling, [0] the
- * whole one before it); the burst budget follows it. */
+/* Every burst counts into the task's load, its busy time over the wall
+ * time since its window's first burst began; the burst budgets follow it. */
 static void note_load(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns)
 {
-    if (b->load_n == 0)
-        b->load_since_ns[1] = start_ns;
-    b->load_busy_ns[1] += end_ns - start_ns;
-    b->load_n++;
-    uint64_t since = b->load_full ? b->load_since_ns[0] : b->load_since_ns[1];
-    uint64_t busy = b->load_busy_ns[1] + (b->load_full ? b->load_busy_ns[0] : 0);
-    uint32_t seen = b->load_n + (b->load_full ? FIKIT_BUDGET_LOAD_BURSTS : 0);
+    window_add(&b->load, start_ns, (double)(end_ns - start_ns), 0);
+    uint64_t since;
+    double busy, unused;
+    uint32_t seen = window_totals(&b->load, FIKIT_BUDGET_LOAD_BURSTS, &since, &busy, &unused);
     if (seen >= FIKIT_BUDGET_LOAD_MIN && end_ns > since) {
-        double load = (double)busy / (double)(end_ns - since);
+        double load = busy / (double)(end_ns - since);
         b->load_ppm = load >= 1.0 ? 1000000u : (uint32_t)(load * 1e6 + 0.5);
     }
-    if (b->load_n == FIKIT_BUDGET_LOAD_BURSTS) {
-        b->load_since_ns[0] = b->load_since_ns[1];
-        b->load_busy_ns[0] = b->load_busy_ns[1];
-        b->load_busy_ns[1] = 0;
-        b->load_n = 0;
-        b->load_full = true;
-    }
+    window_turn(&b->load, FIKIT_BUDGET_LOAD_BURSTS);
     b->burst_budget_ppm = b->of_requests
                               ? (uint32_t)(fikit_budget_of_bursts(b->budget_ppm / 1e6, b->load_ppm / 1e6) * 1e6 + 0.5)
                               : b->budget_ppm;
@@ -361,7 +373,7 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     b->judged++;
     double pace = b->pace_ppm ? b->pace_ppm / 1e6 : 1.0;
     if (ref_mean_ns && queued)
-        note_body(b, (double)len / ((double)ref_mean_ns * pace));
+        note_body(b, end_ns, (double)len / ((double)ref_mean_ns * pace));
     /* The body is judged by the burst budget whichever burst this was. */
     double body = b->body_ppm / 1e6, burst_budget = b->burst_budget_ppm / 1e6;
     bool body_over = body - FIKIT_BUDGET_BODY_SE * b->body_se_ppm / 1e6 > burst_budget;

@@ -179,6 +179,16 @@ void fikit_budget_ref_from_store(struct fikit_budget_ref *ref, const struct fiki
  * be NULL); 0: none seen. */
 uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches, uint64_t *mean_ns);
 
+/* The last bucket to twice as many values of two sums, in two buckets:
+ * [0] the whole one before, [1] the one filling (n values so far), each
+ * with when its first value came. The load and the body keep one each. */
+struct fikit_budget_window {
+    uint64_t start_ns[2];
+    double sum[2][2];
+    uint32_t n;
+    bool full; /* [0] holds a whole bucket */
+};
+
 /* One budgeted task's controller. */
 struct fikit_budget {
     uint32_t budget_ppm;     /* 1.10 = 1100000 */
@@ -186,17 +196,13 @@ struct fikit_budget {
     uint32_t burst_budget_ppm; /* what each queued burst is judged by now */
     uint32_t head_budget_ppm;  /* what each burst from rest is judged by now */
     uint32_t load_ppm;       /* its busy fraction now */
-    /* The load's two buckets of bursts: [0] the full one before, [1] the
-     * one filling (load_n bursts so far). */
-    uint64_t load_since_ns[2], load_busy_ns[2];
-    uint32_t load_n;
-    bool load_full;          /* bucket [0] holds a whole bucket */
-    /* The body of the bursts judged since the last change, in two buckets
-     * as the load's: the sum of their ratios to alone's mean and of their
-     * squares. */
-    double body_sum[2], body_sq[2];
-    uint32_t body_n;
-    bool body_full;
+    /* The load: every burst's length (sum 0), FIKIT_BUDGET_LOAD_BURSTS a
+     * bucket. */
+    struct fikit_budget_window load;
+    /* The body of the queued bursts judged since the last change: their
+     * ratios to alone's mean (sum 0) and its squares (sum 1),
+     * FIKIT_BUDGET_BODY_BURSTS a bucket. */
+    struct fikit_budget_window body;
     uint32_t body_ppm;       /* their mean ratio, x the pace; 0: not judged yet */
     uint32_t body_se_ppm;    /* its standard error */
     int top;                 /* the highest step its lower tasks can take */
