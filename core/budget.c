@@ -330,12 +330,9 @@ static void note_load(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns
         b->load_ppm = load >= 1.0 ? 1000000u : (uint32_t)(load * 1e6 + 0.5);
     }
     window_turn(&b->load, FIKIT_BUDGET_LOAD_BURSTS);
-    b->burst_budget_ppm = b->of_requests
-                              ? (uint32_t)(fikit_budget_of_bursts(b->budget_ppm / 1e6, b->load_ppm / 1e6) * 1e6 + 0.5)
-                              : b->budget_ppm;
-    b->head_budget_ppm = b->of_requests
-                             ? (uint32_t)(fikit_budget_of_heads(b->budget_ppm / 1e6, b->load_ppm / 1e6) * 1e6 + 0.5)
-                             : b->budget_ppm;
+    double budget = b->budget_ppm / 1e6, load = b->load_ppm / 1e6;
+    b->burst_budget_ppm = b->of_requests ? ppm(fikit_budget_of_bursts(budget, load)) : b->budget_ppm;
+    b->head_budget_ppm = b->of_requests ? ppm(fikit_budget_of_heads(budget, load)) : b->budget_ppm;
 }
 
 enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_t start_ns, uint64_t end_ns,
