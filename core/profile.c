@@ -499,7 +499,9 @@ static int load_into(struct loader *L, FILE *fp, struct fikit_profile_meta *meta
                 break;
             }
             rc = parse_stat(L, f + 2, n - 2, &s);
-            if (!rc)
+            /* Version 2 timed the device part alone: checked and counted,
+             * not kept (FIKIT_PROFILE_VERSION). */
+            if (!rc && version >= 3)
                 rc = fikit_measure_merge_burst(st, launches, &s);
             fikit_stat_destroy(&s);
             if (rc)

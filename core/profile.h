@@ -14,8 +14,11 @@
 #include <stddef.h>
 
 /* 2: burst records (the task's bursts alone, by launch count); version 1
- * files still load. */
-#define FIKIT_PROFILE_VERSION 2
+ * files still load.
+ * 3: a burst counts from the start of its host work (interpose/burst.c);
+ * version 2 files load without their burst records, which timed only the
+ * device part and are learned again. */
+#define FIKIT_PROFILE_VERSION 3
 
 struct fikit_profile_meta {
     char task[128];

@@ -69,6 +69,7 @@ static inline double demo_quantile(const double *sorted, size_t n, double q)
  * progress) are told; each takes its own options of one table. */
 struct demo_opts {
     long requests, kernels, gap_us, work, size;
+    long prep_us; /* the service's CPU work before each request's first kernel */
     double rate;
     unsigned seed;
     double seconds;
@@ -78,10 +79,10 @@ struct demo_opts {
 };
 
 /* The service's options and the batch job's, and the letters of each. */
-#define DEMO_SERVICE_OPTS "n:r:k:g:w:s:b:h"
+#define DEMO_SERVICE_OPTS "n:r:k:g:w:s:b:p:h"
 #define DEMO_SERVICE_LONG "nrkgwsSjh"
-/* The OpenCL service also takes --bursts. */
-#define DEMO_SERVICE_LONG_BURSTS "nrkgwsSjbh"
+/* The OpenCL service also takes --bursts and --prep-us. */
+#define DEMO_SERVICE_LONG_BURSTS "nrkgwsSjbph"
 #define DEMO_BATCH_OPTS "t:c:w:s:h"
 #define DEMO_BATCH_LONG "tcwsjPh"
 
@@ -98,6 +99,9 @@ static inline void demo_usage(FILE *f, const char *prog, const char *about, cons
         {'k', "  -k, --kernels K    kernels per request, 1 to 16: layer0, layer1, ...\n"
               "                     (default %ld)\n"},
         {'g', "  -g, --gap-us G     host work after each kernel, microseconds (default %ld)\n"},
+        {'p', "  -p, --prep-us P    CPU work of each request before its first kernel (its\n"
+              "                     input's preparation), microseconds of the thread's CPU\n"
+              "                     time (default %ld)\n"},
         {'t', "  -t, --seconds T    run for T seconds (default %g)\n"},
         {'c', "  -c, --count N      run exactly N kernels instead\n"},
         {'w', "  -w, --work W       rounds per element per kernel (default %ld)\n"},
@@ -130,6 +134,7 @@ static inline void demo_usage(FILE *f, const char *prog, const char *about, cons
         case 'r': fprintf(f, help[i].text, d->rate); break;
         case 'k': fprintf(f, help[i].text, d->kernels); break;
         case 'g': fprintf(f, help[i].text, d->gap_us); break;
+        case 'p': fprintf(f, help[i].text, d->prep_us); break;
         case 't': fprintf(f, help[i].text, d->seconds); break;
         case 'w': fprintf(f, help[i].text, d->work); break;
         case 's': fprintf(f, help[i].text, d->size); break;
@@ -153,7 +158,7 @@ static inline int demo_options(int argc, char **argv, struct demo_opts *o, const
         {"seed", required_argument, 0, 'S'},     {"seconds", required_argument, 0, 't'},
         {"count", required_argument, 0, 'c'},    {"json", no_argument, 0, 'j'},
         {"progress", no_argument, 0, 'P'},       {"bursts", required_argument, 0, 'b'},
-        {"help", no_argument, 0, 'h'},
+        {"prep-us", required_argument, 0, 'p'},  {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const struct demo_opts defaults = *o;
     int c;
@@ -167,6 +172,7 @@ static inline int demo_options(int argc, char **argv, struct demo_opts *o, const
         case 'r': o->rate = atof(optarg); break;
         case 'k': o->kernels = atol(optarg); break;
         case 'g': o->gap_us = atol(optarg); break;
+        case 'p': o->prep_us = atol(optarg); break;
         case 'w': o->work = atol(optarg); break;
         case 's': o->size = atol(optarg); break;
         case 'S': o->seed = (unsigned)atol(optarg); break;
@@ -183,7 +189,7 @@ static inline int demo_options(int argc, char **argv, struct demo_opts *o, const
         default: demo_usage(stdout, prog, about, letters, &defaults); return 0; /* 'h' */
         }
     }
-    if (o->requests < 0 || o->kernels < 0 || o->kernels > DEMO_LAYERS || o->gap_us < 0 || o->work < 1 ||
+    if (o->requests < 0 || o->kernels < 0 || o->kernels > DEMO_LAYERS || o->gap_us < 0 || o->prep_us < 0 || o->work < 1 ||
         o->size < 1 || o->rate < 0 || (strchr(letters, 'n') && (o->requests < 1 || o->kernels < 1)) ||
         (strchr(letters, 't') && o->count <= 0 && o->seconds <= 0)) {
         fprintf(stderr, "%s: every count must be positive%s\n", prog,

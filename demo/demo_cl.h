@@ -116,4 +116,20 @@ static inline void demo_sleep_until(double t)
     nanosleep(&ts, NULL);
 }
 
+/* us microseconds of this thread's CPU time, spent computing: a request's
+ * preparation, counted in CPU time so that a busy machine lengthens it in
+ * wall time only. */
+static inline void demo_cpu_work_us(long us)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    double until = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + (double)us * 1e-6;
+    volatile uint32_t x = 1;
+    do {
+        for (int i = 0; i < 1000; i++)
+            x = x * 1664525u + 1013904223u;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    } while ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 < until);
+}
+
 #endif

@@ -1,7 +1,8 @@
 /* Owns: the task's bursts as its program sees them, what its latency
  * budget is judged by. A burst runs from the first launch after the
- * program waited for its work to the return of the next wait that found
- * everything it had launched done (a stream, context or event
+ * program waited for its work (less the CPU time its thread spent since
+ * that wait: the request's host work, fikit_thread_cpu_ns) to the return
+ * of the next wait that found everything it had launched done (a stream, context or event
  * synchronize, a blocking copy back, clFinish, clWaitForEvents; the
  * backends' hooks report each wait). Each burst goes to fikitd through the
  * task's slot; a burst run while the task was alone on its device (no

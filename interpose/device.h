@@ -53,8 +53,12 @@ struct fikit_client_device {
     _Atomic bool burst_alone;                 /* the task was alone on the device at its start */
     pthread_mutex_t burst_lock;               /* opening and ending bursts; writers of the slot's bursts */
     uint64_t burst_base;                      /* launches of the open burst before its last wait */
+    uint64_t burst_host_ns;                   /* the open burst's host work before its first launch */
     struct fikit_burst_done {                 /* the last burst ended, not yet reported */
         uint64_t start_ns, end_ns, launches;  /* end_ns 0: none */
+        uint64_t host_ns;                     /* its host work before its first launch */
+        uint64_t cpu_ns;                      /* the ending thread's CPU time at its end */
+        pthread_t thread;                     /* that thread */
         bool alone;
         bool quiet;                           /* nothing below ran during it (fikit_quiet_since) */
     } burst_done;

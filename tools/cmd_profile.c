@@ -102,9 +102,9 @@ static int show_one(const char *path, int top)
     }
     size_t nb;
     const struct fikit_burst_stats **bs = fikit_measure_sorted_bursts(&st, &nb);
-    printf("\n  bursts alone (fikit-launch --measure), by launches: what a latency_budget is judged against\n");
+    printf("\n  bursts alone (runs alone on the device), by launches: what a latency_budget is judged against\n");
     if (!nb)
-        printf("  none recorded: measure the task again to hold a latency_budget for it\n");
+        printf("  none recorded: run the task alone under fikit to hold a latency_budget for it\n");
     else
         printf("  %8s %8s %10s %10s %10s\n", "launches", "count", "p50_us", "p99_us", "max_us");
     for (size_t i = 0; bs && i < nb; i++) {

@@ -2,9 +2,9 @@
 measures itself (docs/DESIGN.md "The budget"), with real OpenCL programs.
 
 The priority-0 service ends each burst with a wait (clFinish after each of
-its kernels, a blocking read after the last) and does 1 ms of host work
-before its next kernel, more than FIKIT_BURST_JOIN_NS, so its client
-reports one burst per kernel. Run alone under fikit (not measuring), it records those
+its kernels, a blocking read after the last) and sleeps 1 ms before its
+next kernel, more than FIKIT_BURST_JOIN_NS, so its client reports one burst
+per kernel; a burst counts from the start of the CPU work before it (1b). Run alone under fikit (not measuring), it records those
 bursts in its profile as what it takes alone; `fikit profile show` lists
 them. Run again beside a priority-9 job, it publishes that reference and
 reports every burst to fikitd, whose controller then steers the job:
@@ -22,18 +22,25 @@ SVC = [SERVICE, "--json", "-n", "40", "-r", "0", "-k", "4", "-g", "1000", "-w", 
 JOB = [BATCH, "--json", "-c", "100000", "-w", "200"]
 
 
-def burst_counts(fk):
-    """{launches: count} of the service's bursts alone, from fikit profile show."""
-    shown = fk.tool("profile", "show", "-c", fk.config, "serve").stdout
+def burst_rows(fk, task="serve"):
+    """{launches: (count, p50_us, p99_us)} of a task's bursts alone, from fikit profile show."""
+    shown = fk.tool("profile", "show", "-c", fk.config, task).stdout
     part = shown.split("bursts alone", 1)
     if len(part) < 2:
         return {}
-    return {int(a): int(b) for a, b in re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+", part[1], re.M)}
+    return {int(a): (int(b), float(c), float(d))
+            for a, b, c, d in re.findall(r"^\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+", part[1], re.M)}
+
+
+def burst_counts(fk):
+    """{launches: count} of the service's bursts alone."""
+    return {k: v[0] for k, v in burst_rows(fk).items()}
 
 
 with Fikit() as fk:
     PROM = f"{fk.dir}/metrics.prom"
-    fk.write_config("fill", "latency_budget = 1.25", daemon=f"metrics_file = {PROM}\nmetrics_interval_ms = 100")
+    fk.write_config("fill", "latency_budget = 1.25", daemon=f"metrics_file = {PROM}\nmetrics_interval_ms = 100",
+                    tasks=(("serve", 0), ("batch", 9), ("prep", 0)))
     fk.start()
     cfg = fk.tool("config", "-c", fk.config).stdout
     check(re.search(r"latency_budget\s*=\s*1.25", cfg) is not None, "fikit config shows the budget")
@@ -44,6 +51,19 @@ with Fikit() as fk:
     alone = burst_counts(fk)
     check(alone.get(1, 0) >= 4 * 40 - 1,
           f"its profile holds its bursts alone, one per kernel (clFinish after each): {alone}")
+
+    # 1b. A burst counts from the start of its request's CPU work (what a
+    # request takes, which fikit sim models): each request prepares its input
+    # for 20 ms of its thread's CPU time before its first kernel, and sleeps
+    # 1 ms between its kernels. Of its 4 one-kernel bursts, the first holds
+    # the 20 ms; the other three, after a sleep, hold no host time.
+    r = fk.run("prep", SVC[:3] + ["30"] + SVC[4:] + ["--prep-us", "20000"])
+    check(r.returncode == 0 and result(r)["wrong"] == 0, "the preparing service ran alone, every output right")
+    rows = burst_rows(fk, "prep")
+    count, p50, p99 = rows.get(1, (0, 0, 0))
+    check(count >= 4 * 30 - 1 and p99 >= 20000 and p50 < 20000,
+          f"a request's CPU work before its first launch is in its burst, its sleep is not: "
+          f"{count} bursts, p50 {p50} us, p99 {p99} us")
 
     # 2. Beside the job: fikitd judges its bursts and steers the job.
     job = fk.popen("batch", JOB)

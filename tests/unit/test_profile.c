@@ -267,7 +267,7 @@ static void blank_line_after_long_comment(char *t, size_t *len)
 REJECTS(rejects_truncated, truncate_half, "truncated")
 REJECTS(rejects_missing_end, drop_end_line, "truncated: no end line")
 REJECTS(rejects_changed_content, flip_digit, ":")
-REJECTS(rejects_other_version, other_version, ":1: profile format version 9; this fikit reads versions 1 to 2")
+REJECTS(rejects_other_version, other_version, ":1: profile format version 9; this fikit reads versions 1 to 3")
 REJECTS(rejects_a_burst_size_twice, burst_twice, "burst 12 listed twice")
 REJECTS(rejects_a_burst_of_no_launches, burst_of_none, "bad burst record")
 REJECTS(rejects_other_files, not_a_profile, ":1: not a fikit profile")
@@ -300,7 +300,7 @@ Test(profile, version_1_still_loads, .init = make_dir, .fini = remove_dir)
     fclose(f);
     text[len] = '\0';
     /* What fikit of version 1 wrote: no burst lines, its own end line. */
-    cr_assert(strncmp(text, "fikit-profile 2\n", 16) == 0);
+    cr_assert(strncmp(text, "fikit-profile 3\n", 16) == 0);
     text[14] = '1';
     char *first_burst = strstr(text, "\ngaps-by-burst ") + 1; /* version 2's records begin here */
     size_t body = (size_t)(first_burst - text);
@@ -325,6 +325,53 @@ Test(profile, version_1_still_loads, .init = make_dir, .fini = remove_dir)
     cr_assert_eq(fikit_measure_init(&out2), 0);
     cr_assert_lt(fikit_profile_load(path, NULL, &out2, &err), 0);
     cr_assert(strstr(err.msg, "unknown record 'burst'"), "%s", err.msg);
+    fikit_measure_destroy(&st);
+    fikit_measure_destroy(&out);
+    fikit_measure_destroy(&out2);
+}
+
+/* A profile of version 2 loads with its kernels and gaps but without its
+ * burst records: they timed a burst from its first launch, and version 3
+ * from the start of its host work; the records still count on the end line. */
+Test(profile, version_2_loads_without_its_bursts, .init = make_dir, .fini = remove_dir)
+{
+    struct fikit_measure_store st, out;
+    uint64_t k1, k2, k3;
+    char path[512];
+    save_filled(&st, &k1, &k2, &k3, "v2.profile", path, sizeof path);
+    cr_assert_gt(fikit_measure_burst_count(&st), 0, "the saved store has bursts");
+    FILE *f = fopen(path, "r");
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    cr_assert(strncmp(text, "fikit-profile 3\n", 16) == 0);
+    text[14] = '2';
+    char *end = strstr(text, "\nend ") + 1;
+    size_t body = (size_t)(end - text);
+    unsigned long nk, ng, nb;
+    cr_assert_eq(sscanf(end, "end %lu %lu %lu", &nk, &ng, &nb), 3);
+    cr_assert_gt(nb, 0);
+    snprintf(text + body, sizeof text - body, "end %lu %lu %lu %016llx\n", nk, ng, nb,
+             (unsigned long long)fnv1a(text, body));
+    f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    struct fikit_err err;
+    cr_assert_eq(fikit_measure_init(&out), 0);
+    cr_assert_eq(fikit_profile_load(path, NULL, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(fikit_measure_kernel_count(&out), 3);
+    cr_assert_eq(fikit_measure_burst_count(&out), 0, "version 2's bursts are learned again");
+    /* A wrong burst count on its end line is still caught. */
+    snprintf(text + body, sizeof text - body, "end %lu %lu %lu %016llx\n", nk, ng, nb + 1,
+             (unsigned long long)fnv1a(text, body));
+    f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    struct fikit_measure_store out2;
+    cr_assert_eq(fikit_measure_init(&out2), 0);
+    cr_assert_lt(fikit_profile_load(path, NULL, &out2, &err), 0);
+    cr_assert(strstr(err.msg, "truncated or corrupt"), "%s", err.msg);
     fikit_measure_destroy(&st);
     fikit_measure_destroy(&out);
     fikit_measure_destroy(&out2);
@@ -444,7 +491,7 @@ Test(profile, what_is_written_loads_with_many_kernels, .init = make_dir, .fini =
 Test(profile, check_text_is_the_loader)
 {
     struct fikit_err err;
-    const char *good = "fikit-profile 2\ntask t\ndevice-model m\nbackend cuda\n";
+    const char *good = "fikit-profile 3\ntask t\ndevice-model m\nbackend cuda\n";
     cr_assert_lt(fikit_profile_check_text("x.profile", good, strlen(good), &err), 0,
                  "no end line: rejected");
     cr_assert(strstr(err.msg, "not writing a profile that would not load (x.profile:"), "%s", err.msg);
