@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 void fikit_budget_step_knobs(int step, uint64_t max_queued_ns, uint32_t sm_pct, struct fikit_lower_knobs *out)
 {
@@ -147,7 +148,7 @@ void fikit_budget_ref_from_store(struct fikit_budget_ref *ref, const struct fiki
     free(sizes);
 }
 
-uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches, uint64_t *mean_ns)
+static ssize_t ref_index(const struct fikit_budget_ref *ref, uint32_t launches)
 {
     size_t lo = 0, hi = ref->n;
     while (lo < hi) {
@@ -157,10 +158,48 @@ uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t laun
         else
             hi = mid;
     }
-    bool found = lo < ref->n && ref->launches[lo] == launches;
+    return lo < ref->n && ref->launches[lo] == launches ? (ssize_t)lo : -1;
+}
+
+/* Parts of known sizes summed: the means add, and the excesses of their
+ * p99s over their means add as independent parts do (in quadrature). */
+static uint64_t joined_p99(double mean, double excess_sq, uint64_t *mean_ns)
+{
     if (mean_ns)
-        *mean_ns = found ? ref->mean_ns[lo] : 0;
-    return found ? ref->p99_ns[lo] : 0;
+        *mean_ns = (uint64_t)(mean + 0.5);
+    return (uint64_t)(mean + sqrt(excess_sq) + 0.5);
+}
+
+uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches, uint64_t *mean_ns)
+{
+    if (mean_ns)
+        *mean_ns = 0;
+    ssize_t i = ref_index(ref, launches);
+    if (i >= 0) {
+        if (mean_ns)
+            *mean_ns = ref->mean_ns[i];
+        return ref->p99_ns[i];
+    }
+    /* Requests that joined: k of one size seen alone, the largest size
+     * that divides it first (the fewest parts), else one each of two. */
+    for (size_t a = ref->n; a-- > 0;) {
+        uint32_t n = ref->launches[a], k = launches / n;
+        if (!ref->mean_ns[a] || launches % n || k < 2 || k > FIKIT_BUDGET_JOINED_MAX)
+            continue;
+        double excess = (double)ref->p99_ns[a] - (double)ref->mean_ns[a];
+        return joined_p99((double)k * (double)ref->mean_ns[a], (double)k * excess * excess, mean_ns);
+    }
+    for (size_t a = 0; a < ref->n; a++) {
+        if (!ref->mean_ns[a] || ref->launches[a] >= launches)
+            continue;
+        ssize_t b = ref_index(ref, launches - ref->launches[a]);
+        if (b < 0 || (size_t)b == a || !ref->mean_ns[b])
+            continue;
+        double ea = (double)ref->p99_ns[a] - (double)ref->mean_ns[a];
+        double eb = (double)ref->p99_ns[b] - (double)ref->mean_ns[b];
+        return joined_p99((double)ref->mean_ns[a] + (double)ref->mean_ns[b], ea * ea + eb * eb, mean_ns);
+    }
+    return 0;
 }
 
 _Static_assert(FIKIT_BUDGET_QUEUED_NS == 2 * FIKIT_BURST_JOIN_NS, "a queued burst: within two joins of the last");

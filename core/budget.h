@@ -157,7 +157,8 @@ static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_B
 /* What a task's bursts took alone, by size: the p99 of the bursts of each
  * launch count (a request of one kind launches the same kernels), the
  * reference a burst of that size is judged against. A burst of a size
- * never seen alone is not judged. */
+ * never seen alone is judged only as joined parts of sizes seen alone
+ * (fikit_budget_ref_find). */
 #define FIKIT_BUDGET_REF_SIZES 32
 struct fikit_budget_ref {
     uint32_t n;
@@ -176,7 +177,13 @@ void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launch
 struct fikit_measure_store;
 void fikit_budget_ref_from_store(struct fikit_budget_ref *ref, const struct fikit_measure_store *st);
 /* The p99 alone of bursts of launches, and their mean into *mean_ns (may
- * be NULL); 0: none seen. */
+ * be NULL); 0: none seen. A size never seen alone may be requests whose
+ * bursts joined (a queue with less host work between them than
+ * FIKIT_BURST_JOIN_NS: on an H100, 11-18 % of resnet50's bursts beside a
+ * job, the queue's own, went unjudged): k of one size seen alone (2 to
+ * FIKIT_BUDGET_JOINED_MAX) or one each of two are judged against their
+ * sum, the means added and the p99s' excesses over them in quadrature. */
+#define FIKIT_BUDGET_JOINED_MAX 8
 uint64_t fikit_budget_ref_find(const struct fikit_budget_ref *ref, uint32_t launches, uint64_t *mean_ns);
 
 /* The last bucket to twice as many values of two sums, in two buckets:

@@ -4,6 +4,7 @@
 #include "core/measure.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #define MS 1000000ull
@@ -96,14 +97,14 @@ Test(budget, without_a_reference_it_does_nothing)
 Test(budget, the_reference_is_the_p99_alone_of_each_burst_size)
 {
     /* 200 bursts of 10 launches from 1 to 2 ms, 50 of 300 launches at
-     * 20 ms and one of 30 at 5 ms (6 of 7 sizes too rare to judge). */
+     * 20 ms and one of 33 at 5 ms (too rare to judge). */
     uint32_t launches[251];
     uint64_t len[251];
     for (int i = 0; i < 200; i++)
         launches[i] = 10, len[i] = MS + (uint64_t)i * MS / 199;
     for (int i = 200; i < 250; i++)
         launches[i] = 300, len[i] = 20 * MS;
-    launches[250] = 30, len[250] = 5 * MS;
+    launches[250] = 33, len[250] = 5 * MS;
     struct fikit_budget_ref ref;
     fikit_budget_ref_build(&ref, launches, len, 251);
     cr_assert_eq(ref.n, 2);
@@ -115,9 +116,37 @@ Test(budget, the_reference_is_the_p99_alone_of_each_burst_size)
     cr_assert_eq(mean, 20 * MS);
     fikit_budget_ref_find(&ref, 10, &mean);
     cr_assert(mean >= 3 * MS / 2 - 1 && mean <= 3 * MS / 2 + 1, "the mean of 1 to 2 ms: %llu", (unsigned long long)mean);
-    cr_assert_eq(fikit_budget_ref_find(&ref, 30, &mean), 0, "seen once: not judged");
+    cr_assert_eq(fikit_budget_ref_find(&ref, 33, &mean), 0, "seen once: not judged");
     cr_assert_eq(mean, 0);
     cr_assert_eq(fikit_budget_ref_find(&ref, 11, NULL), 0);
+}
+
+/* A size never seen alone that is requests joined (k of one size, or one
+ * each of two) is judged against their sum: the means add, the p99s'
+ * excesses over them in quadrature; anything else is not judged. */
+Test(budget, joined_requests_are_judged_against_their_sum)
+{
+    struct fikit_budget_ref ref = {.n = 2, .launches = {10, 300}, .p99_ns = {3 * MS, 24 * MS},
+                                   .mean_ns = {2 * MS, 20 * MS}};
+    uint64_t mean = 0;
+    /* Three of 10: mean 6 ms, excess sqrt(3) x 1 ms. */
+    cr_assert_eq(fikit_budget_ref_find(&ref, 30, &mean), 6 * MS + (uint64_t)(sqrt(3.0) * MS + 0.5));
+    cr_assert_eq(mean, 6 * MS);
+    /* Two of 300 before thirty of 10: the fewest parts. */
+    cr_assert_eq(fikit_budget_ref_find(&ref, 600, &mean), 40 * MS + (uint64_t)(sqrt(2.0) * 4 * MS + 0.5));
+    cr_assert_eq(mean, 40 * MS);
+    /* One of each: 22 ms, excess sqrt(1 + 16) ms. */
+    cr_assert_eq(fikit_budget_ref_find(&ref, 310, &mean), 22 * MS + (uint64_t)(sqrt(17.0) * MS + 0.5));
+    cr_assert_eq(mean, 22 * MS);
+    /* More parts than FIKIT_BUDGET_JOINED_MAX, or no such sum: not judged. */
+    cr_assert_eq(fikit_budget_ref_find(&ref, 10 * (FIKIT_BUDGET_JOINED_MAX + 1), &mean), 0);
+    cr_assert_eq(mean, 0);
+    cr_assert_eq(fikit_budget_ref_find(&ref, 25, NULL), 0);
+    cr_assert_eq(fikit_budget_ref_find(&ref, 320, NULL), 0, "two of 10 and one of 300: three parts of two sizes");
+    /* A part whose mean is not known (0) makes no sum. */
+    ref.mean_ns[0] = 0;
+    cr_assert_eq(fikit_budget_ref_find(&ref, 30, NULL), 0);
+    cr_assert_eq(fikit_budget_ref_find(&ref, 310, NULL), 0);
 }
 
 /* A profile's burst records give the same reference, within the accuracy
