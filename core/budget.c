@@ -287,7 +287,7 @@ static void window_turn(struct fikit_budget_window *w, uint32_t bucket)
     w->full = true;
 }
 
-/* A judged queued burst's ratio to alone's mean into the body: their mean
+/* A judged burst's ratio to alone's mean into the body: their mean
  * and its standard error once FIKIT_BUDGET_BODY_BURSTS were judged. */
 static void note_body(struct fikit_budget *b, uint64_t now_ns, double ratio)
 {
@@ -408,9 +408,11 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     b->near += near;
     b->judged++;
     double pace = b->pace_ppm ? b->pace_ppm / 1e6 : 1.0;
-    if (ref_mean_ns && queued)
+    /* Every burst's mean slowdown lengthens the task's busy time, which the
+     * requests queued behind pay at the queue's rate: the body holds them
+     * all and is judged by the burst budget. */
+    if (ref_mean_ns)
         note_body(b, end_ns, (double)len / ((double)ref_mean_ns * pace));
-    /* The body is judged by the burst budget whichever burst this was. */
     double body = b->body_ppm / 1e6, burst_budget = b->burst_budget_ppm / 1e6;
     bool body_over = body - FIKIT_BUDGET_BODY_SE * b->body_se_ppm / 1e6 > burst_budget;
 

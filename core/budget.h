@@ -129,14 +129,18 @@ static inline int fikit_budget_start_step(bool beside) { return beside ? FIKIT_B
  * burst of the task ended within FIKIT_BUDGET_QUEUED_NS before it: its
  * request arrived to an idle task) is the first of its busy period: its
  * slowdown reaches the requests behind it once, as a delay of its length,
- * not as a rate, and its own request waited for nothing. So it is judged
- * by what that delay may be (fikit_budget_of_heads) and kept out of the
- * body; only queued bursts (their requests waited for the one before) are
- * judged by the burst budget and make up the body. In fikit sim the CUDA
- * pair on MPS (1.66 ms requests) found a job kernel in flight at the start
- * of a request from rest, 3-7 % more at the bursts' median, while the
- * requests' p99 did not move: the body over the burst budget cut the job
- * from 0.82 (the best fixed step within 1.10) to 0.30-0.48. Bursts are at
+ * not as a rate, and its own request waited for nothing. So its tail is
+ * judged by what that delay may be (fikit_budget_of_heads); queued bursts'
+ * by the burst budget. In fikit sim the CUDA pair on MPS (1.66 ms
+ * requests) found a job kernel in flight at the start of a request from
+ * rest, 3-7 % more at the bursts' median, while the requests' p99 did not
+ * move: judged as queued, the tail cut the job from 0.82 (the best fixed
+ * step within 1.10) to 0.30-0.48. A rare head's excess delays its busy
+ * period once; heads slowed as a rule make every busy period longer, which
+ * the queue pays at its rate: the body (the mean) holds every burst, and
+ * is judged by the burst budget (on the H100, fill on time-slicing slowed
+ * the median request 1.13x with no head over 1.25, and the p99 was 1.17x:
+ * bench/results/2026-12-07-h100-requests.md). Bursts are at
  * least a join apart (FIKIT_BURST_JOIN_NS, 200 us; core/bursts.h, which
  * includes this file); a queued request's begins after the program's own
  * time between requests. */
@@ -206,7 +210,7 @@ struct fikit_budget {
     /* The load: every burst's length (sum 0), FIKIT_BUDGET_LOAD_BURSTS a
      * bucket. */
     struct fikit_budget_window load;
-    /* The body of the queued bursts judged since the last change: their
+    /* The body of the bursts judged since the last change: their
      * ratios to alone's mean (sum 0) and its squares (sum 1),
      * FIKIT_BUDGET_BODY_BURSTS a bucket. */
     struct fikit_budget_window body;

@@ -2,9 +2,9 @@
  * budget is judged by. A burst runs from the first launch after the
  * program waited for its work (less the CPU time its thread spent since
  * that wait: the request's host work, fikit_thread_cpu_ns) to the return
- * of the next wait that found everything it had launched done (a stream, context or event
- * synchronize, a blocking copy back, clFinish, clWaitForEvents; the
- * backends' hooks report each wait). Each burst goes to fikitd through the
+ * of the next wait that found everything it had launched done (a stream,
+ * context or event synchronize, a blocking copy back, clFinish,
+ * clWaitForEvents; the backends' hooks report each wait). Each burst goes to fikitd through the
  * task's slot; a burst run while the task was alone on its device (no
  * other task registered there from its start to its end, and not
  * measuring: --measure times every launch, which lengthens bursts) goes

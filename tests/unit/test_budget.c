@@ -686,3 +686,32 @@ Test(budget, a_slower_body_cuts_though_no_burst_breaks_the_tail)
     cr_assert_eq(near.cuts, 0);
     cr_assert(near.body_ppm > 1065000 && near.body_ppm < 1075000, "%u", near.body_ppm);
 }
+
+/* Heads slowed as a rule: every request arrives to an idle service (each
+ * burst starts its own length after the last ended, load 0.5) and takes
+ * 1.15x alone's mean, far inside what a head may take at the tail (2.3 ms
+ * against a p99 of 5 ms, x 1.20). Each busy period grows, which the queue
+ * pays at its rate: the body holds heads too, and 1.15x is over what a
+ * queued burst may take (1.05), so it cuts; 1.03x does not. */
+Test(budget, heads_slowed_as_a_rule_cut_through_the_body)
+{
+    struct fikit_budget slow, fine;
+    fikit_budget_init(&slow, 1.10, true, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&fine, 1.10, true, FIKIT_BUDGET_TOP);
+    struct fikit_budget *each[2] = {&slow, &fine};
+    const uint64_t len[2] = {2300 * US, 2060 * US};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 3 * FIKIT_BUDGET_BODY_BURSTS; i++) {
+            now_ns += len[k];
+            uint64_t start = now_ns;
+            now_ns += len[k];
+            fikit_budget_note_burst(each[k], start, now_ns, REF, 2 * MS, 100000, false);
+        }
+    cr_assert(slow.load_ppm > 495000 && slow.load_ppm < 505000, "load %u ppm", slow.load_ppm);
+    cr_assert_eq(slow.broken, 0, "no head broke its tail budget");
+    cr_assert_gt(slow.cuts, 0, "the body at 1.15x breaks 1.05");
+    cr_assert_lt(slow.step, FIKIT_BUDGET_TOP);
+    cr_assert_eq(fine.broken, 0);
+    cr_assert_eq(fine.cuts, 0, "the body at 1.03x is within 1.05");
+    cr_assert(fine.body_ppm > 1025000 && fine.body_ppm < 1035000, "%u", fine.body_ppm);
+}

@@ -286,6 +286,37 @@ static uint64_t fnv1a(const char *p, size_t n)
     return h;
 }
 
+/* A saved profile's text, as a file of an older version is edited from it. */
+static size_t read_text(const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    size_t len = fread(text, 1, size - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    return len;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Loading path fails, its error saying want; nothing loaded. */
+static void load_fails(const char *path, const char *want)
+{
+    struct fikit_measure_store out;
+    struct fikit_err err;
+    cr_assert_eq(fikit_measure_init(&out), 0);
+    cr_assert_lt(fikit_profile_load(path, NULL, &out, &err), 0);
+    cr_assert(strstr(err.msg, want), "%s", err.msg);
+    cr_assert_eq(fikit_measure_kernel_count(&out), 0);
+    fikit_measure_destroy(&out);
+}
+
 /* A profile of version 1 (before burst records: three numbers on its end
  * line) still loads, with no bursts. */
 Test(profile, version_1_still_loads, .init = make_dir, .fini = remove_dir)
@@ -294,11 +325,8 @@ Test(profile, version_1_still_loads, .init = make_dir, .fini = remove_dir)
     uint64_t k1, k2, k3;
     char path[512];
     save_filled(&st, &k1, &k2, &k3, "old.profile", path, sizeof path);
-    FILE *f = fopen(path, "r");
     static char text[1 << 16];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
+    read_text(path, text, sizeof text);
     /* What fikit of version 1 wrote: no burst lines, its own end line. */
     cr_assert(strncmp(text, "fikit-profile 3\n", 16) == 0);
     text[14] = '1';
@@ -308,9 +336,7 @@ Test(profile, version_1_still_loads, .init = make_dir, .fini = remove_dir)
     cr_assert_eq(sscanf(strstr(text, "\nend ") + 1, "end %lu %lu", &nk, &ng), 2);
     snprintf(text + body, sizeof text - body, "end %lu %lu %016llx\n", nk, ng,
              (unsigned long long)fnv1a(text, body));
-    f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
+    write_text(path, text);
     struct fikit_err err;
     cr_assert_eq(fikit_measure_init(&out), 0);
     cr_assert_eq(fikit_profile_load(path, NULL, &out, &err), 0, "%s", err.msg);
@@ -318,16 +344,10 @@ Test(profile, version_1_still_loads, .init = make_dir, .fini = remove_dir)
     cr_assert_eq(fikit_measure_burst_count(&out), 0);
     /* and a burst line in a version 1 file is no record of that version */
     snprintf(text + body, sizeof text - body, "burst 3 1 5 5 5 0 1 0:1\nend %lu %lu %016llx\n", nk, ng, 0ull);
-    f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-    struct fikit_measure_store out2;
-    cr_assert_eq(fikit_measure_init(&out2), 0);
-    cr_assert_lt(fikit_profile_load(path, NULL, &out2, &err), 0);
-    cr_assert(strstr(err.msg, "unknown record 'burst'"), "%s", err.msg);
+    write_text(path, text);
+    load_fails(path, "unknown record 'burst'");
     fikit_measure_destroy(&st);
     fikit_measure_destroy(&out);
-    fikit_measure_destroy(&out2);
 }
 
 /* A profile of version 2 loads with its kernels and gaps but without its
@@ -340,11 +360,8 @@ Test(profile, version_2_loads_without_its_bursts, .init = make_dir, .fini = remo
     char path[512];
     save_filled(&st, &k1, &k2, &k3, "v2.profile", path, sizeof path);
     cr_assert_gt(fikit_measure_burst_count(&st), 0, "the saved store has bursts");
-    FILE *f = fopen(path, "r");
     static char text[1 << 16];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
+    read_text(path, text, sizeof text);
     cr_assert(strncmp(text, "fikit-profile 3\n", 16) == 0);
     text[14] = '2';
     char *end = strstr(text, "\nend ") + 1;
@@ -354,9 +371,7 @@ Test(profile, version_2_loads_without_its_bursts, .init = make_dir, .fini = remo
     cr_assert_gt(nb, 0);
     snprintf(text + body, sizeof text - body, "end %lu %lu %lu %016llx\n", nk, ng, nb,
              (unsigned long long)fnv1a(text, body));
-    f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
+    write_text(path, text);
     struct fikit_err err;
     cr_assert_eq(fikit_measure_init(&out), 0);
     cr_assert_eq(fikit_profile_load(path, NULL, &out, &err), 0, "%s", err.msg);
@@ -365,16 +380,10 @@ Test(profile, version_2_loads_without_its_bursts, .init = make_dir, .fini = remo
     /* A wrong burst count on its end line is still caught. */
     snprintf(text + body, sizeof text - body, "end %lu %lu %lu %016llx\n", nk, ng, nb + 1,
              (unsigned long long)fnv1a(text, body));
-    f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-    struct fikit_measure_store out2;
-    cr_assert_eq(fikit_measure_init(&out2), 0);
-    cr_assert_lt(fikit_profile_load(path, NULL, &out2, &err), 0);
-    cr_assert(strstr(err.msg, "truncated or corrupt"), "%s", err.msg);
+    write_text(path, text);
+    load_fails(path, "truncated or corrupt");
     fikit_measure_destroy(&st);
     fikit_measure_destroy(&out);
-    fikit_measure_destroy(&out2);
 }
 
 Test(profile, missing_file_names_it)
