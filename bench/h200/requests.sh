@@ -8,8 +8,8 @@
 # where the model said 1.00x): the controller sees that in its bursts. One part a call:
 #   cuda      bench/evaluate's CUDA pair at load 0.5, --repeat 3: MPS; fikit beside at
 #             70 % of the threads with the budget 1.10 on the requests, on the bursts, and
-#             none; time-slicing; fikit fill on time-slicing on the requests and on the
-#             bursts (LIMIT, default 480 s);
+#             none; time-slicing; fikit fill on time-slicing on the requests, on the
+#             bursts and with no budget (LIMIT, default 480 s; about 160 s);
 #   resnet50  the resnet50 pair at load 0.5, --seconds 12 --repeat 2: MPS; fikit beside at
 #             70 % on the requests and with no budget (LIMIT, default 500 s).
 # Each evaluation prints fikitd's last budget line of each fikit run (step, cuts, pace).
@@ -22,7 +22,7 @@ F="fikit fill, time-slicing"
 case $PART in
 cuda)
     SECONDS_EACH=4 REPEAT=3 LIMIT=${LIMIT:-480}
-    MODES="mps;$B;$B [bursts];$B [nobudget];time-slicing;$F;$F [bursts]" ;;
+    MODES="mps;$B;$B [bursts];$B [nobudget];time-slicing;$F;$F [bursts];$F [nobudget]" ;;
 resnet50)
     SECONDS_EACH=12 REPEAT=2 LIMIT=${LIMIT:-500}
     MODES="mps;$B;$B [nobudget]" ;;
