@@ -189,8 +189,8 @@ static inline int demo_options(int argc, char **argv, struct demo_opts *o, const
         default: demo_usage(stdout, prog, about, letters, &defaults); return 0; /* 'h' */
         }
     }
-    if (o->requests < 0 || o->kernels < 0 || o->kernels > DEMO_LAYERS || o->gap_us < 0 || o->prep_us < 0 || o->work < 1 ||
-        o->size < 1 || o->rate < 0 || (strchr(letters, 'n') && (o->requests < 1 || o->kernels < 1)) ||
+    if (o->requests < 0 || o->kernels < 0 || o->kernels > DEMO_LAYERS || o->gap_us < 0 || o->prep_us < 0 ||
+        o->work < 1 || o->size < 1 || o->rate < 0 || (strchr(letters, 'n') && (o->requests < 1 || o->kernels < 1)) ||
         (strchr(letters, 't') && o->count <= 0 && o->seconds <= 0)) {
         fprintf(stderr, "%s: every count must be positive%s\n", prog,
                 strchr(letters, 'k') ? ", kernels at most 16" : "");

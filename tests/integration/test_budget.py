@@ -2,18 +2,19 @@
 measures itself (docs/DESIGN.md "The budget"), with real OpenCL programs.
 
 The priority-0 service ends each burst with a wait (clFinish after each of
-its kernels, a blocking read after the last) and sleeps 1 ms before its
-next kernel, more than FIKIT_BURST_JOIN_NS, so its client reports one burst
-per kernel; a burst counts from the start of the CPU work before it (1b). Run alone under fikit (not measuring), it records those
-bursts in its profile as what it takes alone; `fikit profile show` lists
-them. Run again beside a priority-9 job, it publishes that reference and
-reports every burst to fikitd, whose controller then steers the job:
-`fikit status` shows the service's budget, step and bursts read, and the
-job's knobs; the metrics file has the same. Bursts run beside the job are
-not what the service takes alone: its profile's burst counts stay as they
-were. What the controller decides from the bursts (cuts, climbs) depends
-on this machine's speed and is unit.budget's to test; here the path from
-the program's waits to the job's knobs is."""
+its kernels, a blocking read after the last) and sleeps 1 ms before its next
+kernel, more than FIKIT_BURST_JOIN_NS, so its client reports one burst per
+kernel; a burst counts from the start of the CPU work before it (1b). Run
+alone under fikit (not measuring), it records those bursts in its profile as
+what it takes alone; `fikit profile show` lists them. Run again beside a
+priority-9 job, it publishes that reference and reports every burst to
+fikitd, whose controller then steers the job: `fikit status` shows the
+service's budget, step and bursts read, and the job's knobs; the metrics
+file has the same. Bursts run beside the job are not what the service takes
+alone: its profile's burst counts stay as they were. What the controller
+decides from the bursts (cuts, climbs) depends on this machine's speed and
+is unit.budget's to test; here the path from the program's waits to the
+job's knobs is."""
 import re
 import time
 from harness import BATCH, SERVICE, Fikit, check, result
