@@ -56,14 +56,15 @@ with Fikit() as fk:
     # 1b. A burst counts from the start of its request's CPU work (what a
     # request takes, which fikit sim models): each request prepares its input
     # for 20 ms of its thread's CPU time before its first kernel, and sleeps
-    # 1 ms between its kernels. Of its 4 one-kernel bursts, the first holds
-    # the 20 ms; the other three, after a sleep, hold no host time.
-    r = fk.run("prep", SVC[:3] + ["30"] + SVC[4:] + ["--prep-us", "20000"])
+    # 20 ms between its kernels. Of its 4 one-kernel bursts, the first holds
+    # the 20 ms of work; the other three, after a sleep, hold no host time.
+    prep = [SERVICE, "--json", "-n", "30", "-r", "0", "-k", "4", "-g", "20000", "-w", "100", "--prep-us", "20000"]
+    r = fk.run("prep", prep)
     check(r.returncode == 0 and result(r)["wrong"] == 0, "the preparing service ran alone, every output right")
     rows = burst_rows(fk, "prep")
     count, p50, p99 = rows.get(1, (0, 0, 0))
     check(count >= 4 * 30 - 1 and p99 >= 20000 and p50 < 20000,
-          f"a request's CPU work before its first launch is in its burst, its sleep is not: "
+          f"a request's CPU work before its first launch is in its burst, a sleep as long is not: "
           f"{count} bursts, p50 {p50} us, p99 {p99} us")
 
     # 2. Beside the job: fikitd judges its bursts and steers the job.
