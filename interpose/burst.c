@@ -92,6 +92,7 @@ void fikit_burst_waited(uint64_t seq_before, bool ok)
     if (atomic_load_explicit(&c->launch_seq, memory_order_acquire) != seq_before)
         return;
     int n = atomic_load_explicit(&c->ndevs, memory_order_acquire);
+    uint64_t cpu = 0; /* this thread's CPU time, read once, as now, and only if a burst ends */
     for (int i = 0; i < n; i++) {
         struct fikit_client_device *d = c->devs[i];
         uint64_t start = atomic_load_explicit(&d->burst_start_ns, memory_order_acquire);
@@ -103,13 +104,15 @@ void fikit_burst_waited(uint64_t seq_before, bool ok)
             continue; /* another wait took it */
         }
         /* Reported when the next one opens, unless that joins it. */
+        if (!cpu)
+            cpu = fikit_thread_cpu_ns();
         uint64_t seq = atomic_load_explicit(&d->burst_seq, memory_order_relaxed);
         struct fikit_registration *r = atomic_load_explicit(&d->reg, memory_order_acquire);
         bool switches = r && (atomic_load_explicit(&r->hdr->params.flags, memory_order_relaxed) &
                               FIKIT_SHM_SWITCHES);
         d->burst_done = (struct fikit_burst_done){
             .start_ns = start, .end_ns = now, .launches = d->burst_base + (seq_before - seq),
-            .host_ns = d->burst_host_ns, .cpu_ns = fikit_thread_cpu_ns(), .thread = pthread_self(),
+            .host_ns = d->burst_host_ns, .cpu_ns = cpu, .thread = pthread_self(),
             .alone = atomic_load_explicit(&d->burst_alone, memory_order_relaxed) && alone(r),
             /* Asked now, not when it is reported (at the next burst's
              * first launch): the levels below have launched since. From
