@@ -392,7 +392,13 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     double ratio = (double)len / (double)ref_ns / (b->pace_ppm ? b->pace_ppm / 1e6 : 1.0);
     b->bursts++;
     b->last_slowdown_ppm = ratio * 1e6 > 4e9 ? 4000000000u : (uint32_t)(ratio * 1e6);
-    double budget = (queued ? b->burst_budget_ppm : b->head_budget_ppm) / 1e6;
+    /* A queued burst's tail is judged by the burst budget, but as a head's
+     * where busy periods are short and the body is surely inside the
+     * climbing line (FIKIT_BUDGET_QUEUED_AS_HEAD_LOAD). */
+    double line = 1.0 + FIKIT_BUDGET_HYSTERESIS * (b->burst_budget_ppm / 1e6 - 1.0);
+    bool as_head = b->load_ppm <= FIKIT_BUDGET_QUEUED_AS_HEAD_LOAD * 1e6 && b->body_ppm &&
+                   (b->body_ppm + FIKIT_BUDGET_BODY_SE * b->body_se_ppm) / 1e6 <= line;
+    double budget = (queued && !as_head ? b->burst_budget_ppm : b->head_budget_ppm) / 1e6;
     bool broke = ratio > budget;
     bool near = ratio > 1.0 + FIKIT_BUDGET_HYSTERESIS * (budget - 1.0);
     if (broke)

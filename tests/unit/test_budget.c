@@ -715,3 +715,58 @@ Test(budget, heads_slowed_as_a_rule_cut_through_the_body)
     cr_assert_eq(fine.cuts, 0, "the body at 1.03x is within 1.05");
     cr_assert(fine.body_ppm > 1025000 && fine.body_ppm < 1035000, "%u", fine.body_ppm);
 }
+
+/* Pairs of requests, the second queued behind the first (it starts 100 us
+ * after the first ends), an idle gap after each pair for the load; bursts
+ * of 2.9 ms against a mean alone of 3 ms, every 32nd (the queued one of
+ * every 16th pair) of 5.5 ms:
+ * 1.10x the p99 alone (REF), over what a queued burst may take at load 0.25
+ * (1.075) and within a head's (1.133), in 3 % of the bursts. */
+static void queued_pairs(struct fikit_budget *b, uint64_t idle_ns)
+{
+    for (int i = 0; i < 4 * FIKIT_BUDGET_WINDOW; i++) {
+        bool slow = i % 16 == 15;
+        now_ns += idle_ns;
+        uint64_t start = now_ns;
+        now_ns += 2900 * US;
+        fikit_budget_note_burst(b, start, now_ns, REF, 3 * MS, 100000, false);
+        now_ns += 100 * US;
+        start = now_ns;
+        now_ns += slow ? 5500 * US : 2900 * US;
+        fikit_budget_note_burst(b, start, now_ns, REF, 3 * MS, 100000, false);
+    }
+}
+
+Test(budget, a_queued_burst_is_judged_as_a_head_where_busy_periods_are_short)
+{
+    struct fikit_budget light, busy;
+    fikit_budget_init(&light, 1.10, true, FIKIT_BUDGET_TOP);
+    fikit_budget_init(&busy, 1.10, true, FIKIT_BUDGET_TOP);
+    queued_pairs(&light, 17300 * US); /* load 0.25 */
+    queued_pairs(&busy, 1850 * US);   /* load 0.75 */
+    cr_assert(light.load_ppm > 240000 && light.load_ppm < 270000, "load %u ppm", light.load_ppm);
+    cr_assert(light.body_ppm > 985000 && light.body_ppm < 1005000, "the body well inside: %u", light.body_ppm);
+    cr_assert_eq(light.cuts, 0, "1.10x within a head's 1.13 at load 0.25");
+    cr_assert_leq(light.broken, 4, "only before the body was known (128 bursts): %llu",
+                  (unsigned long long)light.broken);
+    cr_assert_eq(light.step, FIKIT_BUDGET_TOP);
+    cr_assert(busy.load_ppm > 730000 && busy.load_ppm < 770000, "load %u ppm", busy.load_ppm);
+    cr_assert_gt(busy.cuts, 0, "at load 0.75 busy periods are long: judged as queued (1.025), 3 %% break it");
+    cr_assert_lt(busy.step, FIKIT_BUDGET_TOP);
+
+    /* At load 0.25 with a body not surely inside the climbing line (every
+     * burst 1.05x alone's mean): queued bursts are judged as queued. */
+    struct fikit_budget wide;
+    fikit_budget_init(&wide, 1.10, true, FIKIT_BUDGET_TOP);
+    for (int i = 0; i < 4 * FIKIT_BUDGET_WINDOW; i++) {
+        now_ns += 17300 * US;
+        uint64_t start = now_ns;
+        now_ns += 3150 * US;
+        fikit_budget_note_burst(&wide, start, now_ns, REF, 3 * MS, 100000, false);
+        now_ns += 100 * US;
+        start = now_ns;
+        now_ns += i % 16 == 15 ? 5500 * US : 3150 * US;
+        fikit_budget_note_burst(&wide, start, now_ns, REF, 3 * MS, 100000, false);
+    }
+    cr_assert_gt(wide.cuts, 0, "a body of 1.05x: the queued bursts' 1.10x breaks 1.075");
+}
