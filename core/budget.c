@@ -57,6 +57,12 @@ struct size_ref {
     uint64_t p99_ns, mean_ns;
 };
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static int by_size_then_length(const void *a, const void *b)
 {
     const struct burst *x = a, *y = b;
@@ -123,6 +129,16 @@ void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launch
                                             (uint64_t)(sum / (double)m + 0.5)};
     }
     keep_sizes(ref, sizes, nsizes);
+    /* Every size together: the p99 at the nearest rank of all its bursts. */
+    uint64_t *all = malloc((n ? n : 1) * sizeof *all);
+    if (all && n) {
+        for (size_t i = 0; i < n; i++)
+            all[i] = bursts[i].len_ns;
+        qsort(all, n, sizeof *all, cmp_u64);
+        size_t rank = (size_t)ceil(0.99 * (double)n - 1e-9);
+        ref->all_p99_ns = all[(rank ? rank : 1) - 1];
+    }
+    free(all);
     free(bursts);
     free(sizes);
 }
@@ -138,12 +154,23 @@ void fikit_budget_ref_from_store(struct fikit_budget_ref *ref, const struct fiki
         free(sizes);
         return;
     }
-    for (size_t i = 0; i < n; i++)
+    /* Every size together: their statistics merged (a size whose merge runs
+     * out of memory leaves the tail unknown). */
+    struct fikit_stat all;
+    fikit_stat_init(&all);
+    bool whole = true;
+    for (size_t i = 0; i < n; i++) {
         if (bs[i]->len.count >= FIKIT_BUDGET_REF_MIN)
             sizes[nsizes++] = (struct size_ref){bs[i]->launches, bs[i]->len.count,
                                                 fikit_stat_quantile(&bs[i]->len, 0.99),
                                                 fikit_stat_mean(&bs[i]->len)};
+        if (whole && fikit_stat_merge(&all, &bs[i]->len) != 0)
+            whole = false;
+    }
     keep_sizes(ref, sizes, nsizes);
+    if (whole && all.count)
+        ref->all_p99_ns = fikit_stat_quantile(&all, 0.99);
+    fikit_stat_destroy(&all);
     free(bs);
     free(sizes);
 }
@@ -398,7 +425,14 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     double line = 1.0 + FIKIT_BUDGET_HYSTERESIS * (b->burst_budget_ppm / 1e6 - 1.0);
     bool as_head = b->load_ppm <= FIKIT_BUDGET_QUEUED_AS_HEAD_LOAD * 1e6 && b->body_ppm &&
                    (b->body_ppm + FIKIT_BUDGET_BODY_SE * b->body_se_ppm) / 1e6 <= line;
-    double budget = (queued && !as_head ? b->burst_budget_ppm : b->head_budget_ppm) / 1e6;
+    double budget = b->burst_budget_ppm / 1e6;
+    if (!queued || as_head) {
+        /* A head's excess is held to a share of the requests' p99, which is
+         * the tail of every size: a short request may be delayed by as much
+         * as a long one (fikit_budget_of_heads). */
+        double tail = b->tail_ns > ref_ns ? (double)b->tail_ns / (double)ref_ns : 1.0;
+        budget = 1.0 + (b->head_budget_ppm / 1e6 - 1.0) * tail;
+    }
     bool broke = ratio > budget;
     bool near = ratio > 1.0 + FIKIT_BUDGET_HYSTERESIS * (budget - 1.0);
     if (broke)
@@ -496,6 +530,7 @@ void fikit_budget_set_add(struct fikit_budget_set *set, int slot, int level, boo
     if (budget > 0 && ref && ref->n) {
         set->ref[slot] = *ref;
         fikit_budget_init(&set->b[slot], budget, of_requests, fikit_budget_top_step(beside_below(set, level)));
+        set->b[slot].tail_ns = ref->all_p99_ns;
         set->steered |= bit;
     }
     retop(set);
@@ -525,6 +560,7 @@ void fikit_budget_set_ref(struct fikit_budget_set *set, int slot, double budget,
         return;
     if ((set->steered & (1ull << slot)) && ref && ref->n) {
         set->ref[slot] = *ref;
+        set->b[slot].tail_ns = ref->all_p99_ns;
         return;
     }
     fikit_budget_set_add(set, slot, set->level[slot], set->beside[slot], budget, of_requests, ref);

@@ -184,6 +184,8 @@ struct fikit_budget_ref {
     uint32_t launches[FIKIT_BUDGET_REF_SIZES]; /* ascending */
     uint64_t p99_ns[FIKIT_BUDGET_REF_SIZES];
     uint64_t mean_ns[FIKIT_BUDGET_REF_SIZES];  /* their mean (the body); 0: not known */
+    uint64_t all_p99_ns; /* the p99 of its bursts alone, every size together (the tail of
+                          * its requests; fikit_budget_of_heads); 0: not known */
 };
 
 /* The reference from n bursts alone (launch count, length): the sizes seen
@@ -220,7 +222,10 @@ struct fikit_budget {
     uint32_t budget_ppm;     /* 1.10 = 1100000 */
     bool of_requests;        /* the budget is on the requests' latency (the load tightens it) */
     uint32_t burst_budget_ppm; /* what each queued burst is judged by now */
-    uint32_t head_budget_ppm;  /* what each burst from rest is judged by now */
+    uint32_t head_budget_ppm;  /* what each burst from rest is judged by now, its excess
+                                * counted against the larger of its size's p99 and tail_ns */
+    uint64_t tail_ns;          /* its bursts' p99 alone, every size (the reference's
+                                * all_p99_ns); 0: each size's own */
     uint32_t load_ppm;       /* its busy fraction now */
     /* The load: every burst's length (sum 0), FIKIT_BUDGET_LOAD_BURSTS a
      * bucket. */
@@ -263,7 +268,11 @@ double fikit_budget_of_bursts(double budget, double load);
  * reference is held to (budget - 1) of the requests' p99 alone, which is
  * at least the bursts' p99 / (1 - load) (M/M/1 equals it, a narrower
  * distribution of sizes waits longer): 1 + (budget - 1) / (1 - load),
- * the load counted up to FIKIT_BUDGET_HEAD_LOAD_MAX. */
+ * the load counted up to FIKIT_BUDGET_HEAD_LOAD_MAX. The bursts' p99 is
+ * that of every size together (tail_ns), not the burst's own size's: a
+ * short request's excess counts against the requests' p99 as a long one's
+ * does, so a burst whose reference is ref may take 1 + (this - 1) x
+ * tail_ns / ref where its tail_ns is the larger. */
 #define FIKIT_BUDGET_HEAD_LOAD_MAX 0.75
 double fikit_budget_of_heads(double budget, double load);
 

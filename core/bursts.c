@@ -69,7 +69,7 @@ bool fikit_bursts_take_ref(const struct fikit_bursts *b, uint64_t *seen, struct 
     if (atomic_load_explicit(&b->ref_seq, memory_order_relaxed) != s)
         return false; /* torn: looked at again next time */
     *seen = s;
-    if (r.n > FIKIT_BUDGET_REF_SIZES)
+    if (r.n > FIKIT_BUDGET_REF_SIZES || r.all_p99_ns > FIKIT_BURST_MAX_NS)
         return false;
     for (uint32_t k = 0; k < r.n; k++)
         if (!r.launches[k] || (k && r.launches[k] <= r.launches[k - 1]) || !r.p99_ns[k] ||

@@ -44,8 +44,9 @@
 /* 7: split into header, commons and one memfd per slot */
 /* 8: the budget's knobs per slot owner */
 /* 12: max_wait_ns, so a held client says fikitd's bound */
-#define FIKIT_SHM_VERSION 15 /* 13: the published parameters one struct, with the substrate's switches;
-                              * 14: a budget's reference holds each size's mean; 15: a slot's flags */
+#define FIKIT_SHM_VERSION 16 /* 13: the published parameters one struct, with the substrate's switches;
+                              * 14: a budget's reference holds each size's mean; 15: a slot's flags;
+                              * 16: and the p99 of every size together */
 #define FIKIT_SHM_SLOTS FIKIT_MAX_TASKS
 #define FIKIT_SHM_WAITERS 32      /* launches of one task held at once */
 #define FIKIT_SHM_TRACE 2048      /* trace ring entries per slot */

@@ -119,6 +119,7 @@ Test(budget, the_reference_is_the_p99_alone_of_each_burst_size)
     cr_assert_eq(fikit_budget_ref_find(&ref, 33, &mean), 0, "seen once: not judged");
     cr_assert_eq(mean, 0);
     cr_assert_eq(fikit_budget_ref_find(&ref, 11, NULL), 0);
+    cr_assert_eq(ref.all_p99_ns, 20 * MS, "every burst together: the 249th of 251");
 }
 
 /* A size never seen alone that is requests joined (k of one size, or one
@@ -181,6 +182,9 @@ Test(budget, the_reference_from_a_profile_is_the_same)
                   (unsigned long long)b.mean_ns[k], (unsigned long long)a.mean_ns[k]);
     }
     cr_assert_eq(fikit_budget_ref_find(&b, 99, NULL), 0);
+    double t = (double)b.all_p99_ns / (double)a.all_p99_ns;
+    cr_assert(t > 0.99 && t < 1.01, "every size together: %llu against %llu", (unsigned long long)b.all_p99_ns,
+              (unsigned long long)a.all_p99_ns);
     fikit_measure_destroy(&st);
 }
 
@@ -525,7 +529,8 @@ Test(bursts, a_reference_is_taken_when_it_changed_and_only_if_valid)
 {
     static struct fikit_bursts b;
     memset(&b, 0, sizeof b);
-    struct fikit_budget_ref ref = {.n = 2, .launches = {4, 9}, .p99_ns = {MS, 3 * MS}, .mean_ns = {MS / 2, 0}}, got;
+    struct fikit_budget_ref ref = {
+        .n = 2, .launches = {4, 9}, .p99_ns = {MS, 3 * MS}, .mean_ns = {MS / 2, 0}, .all_p99_ns = 3 * MS}, got;
     uint64_t seen = 0;
     cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got), "none published");
     fikit_bursts_put_ref(&b, &ref);
@@ -533,6 +538,7 @@ Test(bursts, a_reference_is_taken_when_it_changed_and_only_if_valid)
     cr_assert_eq(got.n, 2);
     cr_assert_eq(got.p99_ns[1], 3 * MS);
     cr_assert_eq(got.mean_ns[0], MS / 2, "the mean comes with it");
+    cr_assert_eq(got.all_p99_ns, 3 * MS, "and the tail of every size");
     cr_assert_not(fikit_bursts_take_ref(&b, &seen, &got), "unchanged: not taken again");
     struct fikit_budget_ref bad[] = {
         {.n = FIKIT_BUDGET_REF_SIZES + 1},
@@ -541,6 +547,7 @@ Test(bursts, a_reference_is_taken_when_it_changed_and_only_if_valid)
         {.n = 1, .launches = {4}, .p99_ns = {0}},               /* no length */
         {.n = 1, .launches = {4}, .p99_ns = {FIKIT_BURST_MAX_NS + 1}},
         {.n = 1, .launches = {4}, .p99_ns = {MS}, .mean_ns = {FIKIT_BURST_MAX_NS + 1}}, /* a mean no burst has */
+        {.n = 1, .launches = {4}, .p99_ns = {MS}, .all_p99_ns = FIKIT_BURST_MAX_NS + 1},  /* nor a tail */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fikit_bursts_put_ref(&b, &bad[i]);
@@ -769,4 +776,37 @@ Test(budget, a_queued_burst_is_judged_as_a_head_where_busy_periods_are_short)
         fikit_budget_note_burst(&wide, start, now_ns, REF, 3 * MS, 100000, false);
     }
     cr_assert_gt(wide.cuts, 0, "a body of 1.05x: the queued bursts' 1.10x breaks 1.075");
+}
+
+/* Requests from rest at load 0.5, each of a short size whose p99 alone is
+ * REF (5 ms), every 32nd slow_ns long; the service's p99 of every size is
+ * tail_ns. */
+static struct fikit_budget short_heads(uint64_t tail_ns, uint64_t slow_ns)
+{
+    struct fikit_budget b;
+    fikit_budget_init(&b, 1.10, true, FIKIT_BUDGET_TOP);
+    b.tail_ns = tail_ns;
+    for (int i = 0; i < 4 * FIKIT_BUDGET_WINDOW; i++) {
+        uint64_t len = i % 32 == 31 ? slow_ns : 2 * MS;
+        now_ns += len;
+        uint64_t start = now_ns;
+        now_ns += len;
+        fikit_budget_note_burst(&b, start, now_ns, REF, 0, 100000, false);
+    }
+    return b;
+}
+
+/* A head's excess is held to a share of the requests' p99, the tail of
+ * every size: a short request from rest may be delayed by as much as a long
+ * one. At load 0.5 that share is 0.2 (fikit_budget_of_heads): against a
+ * tail of 20 ms a short head may take 4 ms more than its own p99 of 5 ms. */
+Test(budget, a_short_head_may_take_the_excess_of_the_services_tail)
+{
+    struct fikit_budget wide = short_heads(20 * MS, 8 * MS), own = short_heads(0, 8 * MS),
+                        over = short_heads(20 * MS, 10 * MS);
+    cr_assert(wide.load_ppm > 490000 && wide.load_ppm < 510000, "load %u ppm", wide.load_ppm);
+    cr_assert_eq(wide.broken, 0, "8 ms: 3 ms over its p99, within 4");
+    cr_assert_eq(wide.step, FIKIT_BUDGET_TOP);
+    cr_assert_gt(own.cuts, 0, "judged against its own p99 alone: 1.6x breaks 1.20 in 3 %% of bursts");
+    cr_assert_gt(over.cuts, 0, "10 ms: 5 ms over, more than 4");
 }
