@@ -425,14 +425,12 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
     double line = 1.0 + FIKIT_BUDGET_HYSTERESIS * (b->burst_budget_ppm / 1e6 - 1.0);
     bool as_head = b->load_ppm <= FIKIT_BUDGET_QUEUED_AS_HEAD_LOAD * 1e6 && b->body_ppm &&
                    (b->body_ppm + FIKIT_BUDGET_BODY_SE * b->body_se_ppm) / 1e6 <= line;
-    double budget = b->burst_budget_ppm / 1e6;
-    if (!queued || as_head) {
-        /* A head's excess is held to a share of the requests' p99, which is
-         * the tail of every size: a short request may be delayed by as much
-         * as a long one (fikit_budget_of_heads). */
-        double tail = b->tail_ns > ref_ns ? (double)b->tail_ns / (double)ref_ns : 1.0;
-        budget = 1.0 + (b->head_budget_ppm / 1e6 - 1.0) * tail;
-    }
+    /* A burst's excess is held to a share of the requests' p99, which is
+     * the tail of every size: a short request may be delayed by as much as
+     * a long one (fikit_budget_of_bursts, fikit_budget_of_heads). */
+    double tail = b->tail_ns > ref_ns ? (double)b->tail_ns / (double)ref_ns : 1.0;
+    double share = (queued && !as_head ? b->burst_budget_ppm : b->head_budget_ppm) / 1e6 - 1.0;
+    double budget = 1.0 + share * tail;
     bool broke = ratio > budget;
     bool near = ratio > 1.0 + FIKIT_BUDGET_HYSTERESIS * (budget - 1.0);
     if (broke)

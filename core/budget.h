@@ -222,8 +222,9 @@ struct fikit_budget {
     uint32_t budget_ppm;     /* 1.10 = 1100000 */
     bool of_requests;        /* the budget is on the requests' latency (the load tightens it) */
     uint32_t burst_budget_ppm; /* what each queued burst is judged by now */
-    uint32_t head_budget_ppm;  /* what each burst from rest is judged by now, its excess
-                                * counted against the larger of its size's p99 and tail_ns */
+    uint32_t head_budget_ppm;  /* what each burst from rest is judged by now; at the
+                                * tail the excess of either is counted against the
+                                * larger of its size's p99 and tail_ns */
     uint64_t tail_ns;          /* its bursts' p99 alone, every size (the reference's
                                 * all_p99_ns); 0: each size's own */
     uint32_t load_ppm;       /* its busy fraction now */
@@ -261,7 +262,10 @@ struct fikit_budget {
  * tasks reach top at most. */
 void fikit_budget_init(struct fikit_budget *b, double budget, bool of_requests, int top);
 /* What each burst may take against its reference at a busy fraction
- * load (0..1) for a budget on the requests' latency. */
+ * load (0..1) for a budget on the requests' latency. At the tail its
+ * excess is counted against the p99 of every size, as a head's is (below):
+ * a queued short request slowed by what a long one may take delays the
+ * requests behind it by no more than that one would. */
 double fikit_budget_of_bursts(double budget, double load);
 /* What a burst from rest may take (FIKIT_BUDGET_QUEUED_NS): its slowdown
  * delays the requests of its busy period once, so its excess over its
@@ -272,7 +276,8 @@ double fikit_budget_of_bursts(double budget, double load);
  * that of every size together (tail_ns), not the burst's own size's: a
  * short request's excess counts against the requests' p99 as a long one's
  * does, so a burst whose reference is ref may take 1 + (this - 1) x
- * tail_ns / ref where its tail_ns is the larger. */
+ * tail_ns / ref where its tail_ns is the larger (a queued one likewise
+ * 1 + (fikit_budget_of_bursts - 1) x tail_ns / ref). */
 #define FIKIT_BUDGET_HEAD_LOAD_MAX 0.75
 double fikit_budget_of_heads(double budget, double load);
 
