@@ -63,6 +63,13 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The nearest rank of the p99 among n sorted values, as an index. */
+static size_t p99_index(size_t n)
+{
+    size_t rank = (size_t)ceil(0.99 * (double)n - 1e-9);
+    return rank ? rank - 1 : 0;
+}
+
 static int by_size_then_length(const void *a, const void *b)
 {
     const struct burst *x = a, *y = b;
@@ -121,11 +128,10 @@ void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launch
         size_t m = b - a;
         if (m < FIKIT_BUDGET_REF_MIN)
             continue;
-        size_t rank = (size_t)ceil(0.99 * (double)m - 1e-9);
         double sum = 0;
         for (size_t i = a; i < b; i++)
             sum += (double)bursts[i].len_ns;
-        sizes[nsizes++] = (struct size_ref){bursts[a].launches, m, bursts[a + (rank ? rank : 1) - 1].len_ns,
+        sizes[nsizes++] = (struct size_ref){bursts[a].launches, m, bursts[a + p99_index(m)].len_ns,
                                             (uint64_t)(sum / (double)m + 0.5)};
     }
     keep_sizes(ref, sizes, nsizes);
@@ -135,8 +141,7 @@ void fikit_budget_ref_build(struct fikit_budget_ref *ref, const uint32_t *launch
         for (size_t i = 0; i < n; i++)
             all[i] = bursts[i].len_ns;
         qsort(all, n, sizeof *all, cmp_u64);
-        size_t rank = (size_t)ceil(0.99 * (double)n - 1e-9);
-        ref->all_p99_ns = all[(rank ? rank : 1) - 1];
+        ref->all_p99_ns = all[p99_index(n)];
     }
     free(all);
     free(bursts);
@@ -469,8 +474,7 @@ enum fikit_budget_action fikit_budget_note_burst(struct fikit_budget *b, uint64_
         change(b, b->step == FIKIT_BUDGET_TOP ? b->step - 1 : b->step / 2, end_ns, max_queued_ns);
         return FIKIT_BUDGET_CUT;
     }
-    if (b->step >= b->top || b->near > FIKIT_BUDGET_NEAR_MAX ||
-        body > 1.0 + FIKIT_BUDGET_HYSTERESIS * (burst_budget - 1.0))
+    if (b->step >= b->top || b->near > FIKIT_BUDGET_NEAR_MAX || body > line)
         return FIKIT_BUDGET_KEEP;
     uint32_t k = b->cuts_from[b->step + 1];
     uint64_t need = (uint64_t)FIKIT_BUDGET_GROW << (k < FIKIT_BUDGET_BACKOFF_MAX ? k : FIKIT_BUDGET_BACKOFF_MAX);
